@@ -1,0 +1,75 @@
+#pragma once
+// Validation of a message taken from a bridge queue, before it is converted and sent to IMS:
+// the optional MQIIH, then the LLZZ segments, in the message's own encoding and CCSID
+// (ARCHITECTURE.md "Message path" step 2; spec/mq.md §1.5, §4.1, §9.2).
+//
+// A failure carries the MQFB_* feedback code the bridge puts in MQDLH.Reason and in an exception
+// report (spec/mq.md §4.2 [C]); the decode_error names the segment, its offset and the LL found.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "imsb/core/bytes.hpp"
+#include "imsb/core/result.hpp"
+#include "imsb/mq/mqiih.hpp"
+
+namespace imsb::mq {
+
+// The LL and ZZ halfwords that start every segment; LL counts them (spec/mq.md §1.5 [C] IMS-SEGFMT).
+inline constexpr std::size_t llzz_prefix_length = 4;
+
+// Largest legal LL. IBM disagrees with itself: the MQ 9.2 text says segments up to 32767 bytes
+// "defined by IMS/OTMA", while the v6 text and an IBM technote give 32764, "the maximum message
+// length that can be sent to IMS OTMA". We use 32764 (spec/mq.md §1.5 [D], §10 "Max LL"), so a
+// message that passes here is never refused by OTMA for its segment length.
+inline constexpr std::uint16_t llzz_max_segment_length = 32764;
+
+// One LLZZ segment of the message data.
+struct llzz_segment {
+  std::size_t offset = 0;  // of LL in the message data (the bytes after the MQMD, MQIIH included)
+  std::uint16_t ll = 0;    // segment length including LL and ZZ
+  std::uint16_t zz = 0;    // reserved/flags; passed to IMS as found, not checked [I] spec/mq.md §1.5
+  bytes_view text;         // the LL - 4 bytes after LLZZ, in the message's CCSID (views the input)
+};
+
+// A valid bridge message. `segments[i].text` views the data given to validate_bridge_message, which
+// must outlive this value.
+struct bridge_request {
+  std::optional<mqiih> iih;            // present when MQMD.Format is MQFMT_IMS
+  std::vector<llzz_segment> segments;  // at least one
+  std::size_t iih_length = 0;          // 0 or MQIIH_LENGTH_1 (84)
+
+  // Effective values: from the MQIIH, or without one the defaults of spec/mq.md §1.5 [C] BRIDGE-MSGS.
+  std::string trancode;        // 8 chars, CCSID 819, blank padded: see validate_bridge_message
+  bool is_command = false;     // the first segment text starts with '/' (an IMS command, §5.7)
+  char commit_mode = '0';      // MQIIH.CommitMode, or '0' (commit-then-send) without MQIIH
+  char tran_state = ' ';       // MQIIH.TranState, or ' ' (not in conversation)
+  char security_scope = 'C';   // 'C' or 'F'; anything else is 'C' as IBM does (spec/mq.md §1.3 [C])
+  std::string mfs_map_name;    // MQIIH.MFSMapName, or MQMD.Format without an MQIIH
+  std::string lterm_override;  // MQIIH.LTermOverride, or 8 blanks
+};
+
+// Walks the LLZZ segments of data[start..]: the segment lengths must add up to exactly
+// data.size() - start. Offsets in segments and errors are offsets in `data`. `encoding` gives the
+// byte order of LL and ZZ (MQMD.Encoding, or the MQIIH's which is the same, spec/mq.md §1.4 [C]).
+// Errors: make_mqfb(291..295) as documented in bridge_validator.cpp, or make_mqrc(MQRC_FORMAT_ERROR)
+// when the integer encoding is neither normal nor reversed.
+result<std::vector<llzz_segment>> walk_llzz_segments(bytes_view data, std::size_t start,
+                                                     std::int32_t encoding);
+
+// Validates the message data after the MQMD. `mqmd_format` is MQMD.Format (CCSID 819; a NUL ends it),
+// `encoding` and `ccsid` are MQMD.Encoding and MQMD.CodedCharSetId. With Format MQFMT_IMS the data
+// must start with an MQIIH (else MQFB_IIH_ERROR, 296), then the LLZZ walk above.
+//
+// trancode: the first 8 characters of the first segment text (bytes 5-12 of the user data,
+// spec/mq.md §1.5 [C]), ended early by a blank or NUL (IMS ends a transaction code or command verb
+// at the first blank [I]) or by the end of the first segment, then blank padded to 8. So an empty
+// first segment (LL = 4) gives 8 blanks and "/DIS TRAN ALL" gives "/DIS    ".
+result<bridge_request> validate_bridge_message(bytes_view data, std::string_view mqmd_format,
+                                               std::int32_t encoding, std::int32_t ccsid);
+
+}  // namespace imsb::mq

@@ -1,0 +1,46 @@
+#pragma once
+// Names and one-line meanings of the MQ reason codes (MQRC_*) and feedback codes (MQFB_*) this project
+// meets, looked up by value or by name, and std::error_category objects for both, so that an error on
+// the message path can carry the code IBM would have used (STYLE.md "Envoy": mqrc and mqfb categories).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+namespace imsb::mq {
+
+struct code_info {
+  std::int32_t value;
+  std::string_view name;     // IBM's constant name, e.g. "MQRC_IIH_ERROR"
+  std::string_view meaning;  // one line
+};
+
+// nullptr when the code is not in the table. Range bounds (MQFB_IMS_FIRST, MQFB_APPL_LAST ...) are
+// in the table under their own names; describe_feedback() explains the values inside the ranges.
+const code_info* find_mqrc(std::int32_t value);
+const code_info* find_mqrc(std::string_view name);
+const code_info* find_mqfb(std::int32_t value);
+const code_info* find_mqfb(std::string_view name);
+
+// The whole tables, in value order.
+std::vector<code_info> all_mqrc();
+std::vector<code_info> all_mqfb();
+
+// One line for a feedback value, as MQMD.Feedback or MQDLH.Reason holds it, e.g.
+//   "MQFB_IIH_ERROR (296): ..."
+//   "MQFB_IMS_ERROR+26 (326): IMS-OTMA NAK sense X'001A'"
+//   "MQFB_IMS_NACK_1A_REASON_FIRST+5 (605): OTMA NAK sense X'001A', reason X'05'"
+//   "MQRC_Q_FULL (2053): ..." (the Feedback field may also hold an MQRC, spec/mq.md §2.4 [C])
+std::string describe_feedback(std::int32_t fb);
+// One line for a reason code: "MQRC_IIH_ERROR (2148): ..." or "MQRC 9999: unknown reason code".
+std::string describe_reason(std::int32_t rc);
+
+// Error categories named "mqrc" and "mqfb"; message() is describe_reason / describe_feedback.
+const std::error_category& mqrc_category() noexcept;
+const std::error_category& mqfb_category() noexcept;
+std::error_code make_mqrc(std::int32_t rc) noexcept;
+std::error_code make_mqfb(std::int32_t fb) noexcept;
+
+}  // namespace imsb::mq

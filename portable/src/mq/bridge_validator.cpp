@@ -1,0 +1,177 @@
+#include "imsb/mq/bridge_validator.hpp"
+
+#include <string>
+#include <utility>
+
+#include "imsb/codepage/codepage.hpp"
+#include "imsb/mq/codes.hpp"
+#include "imsb/mq/constants.hpp"
+
+// Order of the checks (first failure wins), spec/mq.md §9.2 [D]; IBM's own precedence between the
+// checks is not documented anywhere public [I], so each boundary below is our decision:
+//
+//  0. An integer encoding that is neither normal (1) nor reversed (2): nothing can be read
+//     → MQRC_FORMAT_ERROR (2110) [D]. No MQFB code describes it; 2110 is what MQ itself reports for
+//     data it cannot interpret by its format (spec/mq.md §1.5 LL-TECHNOTE, §4.1).
+//  1. Format MQFMT_IMS: data shorter than 84 bytes, or an MQIIH that does not decode (StrucId,
+//     Version, StrucLength) → MQFB_IIH_ERROR (296) (spec/mq.md §9.2 (a), §1.7 [C]).
+//  2. No data after the MQIIH (or no data at all) → MQFB_DATA_LENGTH_ZERO (291) [D]: IBM's sum rule
+//     alone would pass (0 + 84 == 84) but IMS cannot run a message without a transaction code; the
+//     application data length is zero, which is what 291 says (spec/mq.md §4.1 [C] FEEDBACK-ZH).
+//  3. The LLZZ walk, segment by segment, from the first:
+//     a. fewer than 4 bytes left (no room for LLZZ): the segments so far add up to the length minus
+//        1, 2 or 3. One byte left → MQFB_LENGTH_OFF_BY_ONE (295), the sum is one short (§9.2);
+//        2 or 3 bytes → MQFB_BUFFER_OVERFLOW (294), the sum does not match (§9.2). The LL value
+//        of a 2- or 3-byte tail is not judged [D]: those bytes cannot be a segment whatever they say.
+//     b. LL < 0 as a signed halfword → MQFB_DATA_LENGTH_NEGATIVE (292) (§9.2).
+//     c. LL == 0 → MQFB_DATA_LENGTH_ZERO (291) (§9.2).
+//     d. LL > 32764 → MQFB_DATA_LENGTH_TOO_BIG (293) (§1.5 [D] limit). Checked before the fit in
+//        the buffer [D]: an LL that no message may carry is wrong whatever follows it.
+//     e. LL 1..3: shorter than its own LLZZ → MQFB_BUFFER_OVERFLOW (294) [D] (§9.2 "LL < 4").
+//     f. LL beyond the end of the data → MQFB_BUFFER_OVERFLOW (294) (§9.2), including a sum one
+//        byte long: 295 names a length "one byte too short" (§4.1 [I]), never one too long.
+//  A walk that ends exactly at the end of the data is valid: sum(LL) + MQIIH length == message
+//  length (spec/mq.md §1.5 [C] BRIDGE-MSGS).
+
+namespace imsb::mq {
+namespace {
+
+// The MQMD.Encoding integer check, shared by both entry points.
+std::optional<decode_error> check_encoding(std::int32_t encoding) {
+  if (encoding_integer_known(encoding)) return std::nullopt;
+  return decode_error{make_mqrc(MQRC_FORMAT_ERROR), "MQMD.Encoding", 0,
+                      "integer encoding " + std::to_string(encoding & 0x0F) + " of Encoding " +
+                          std::to_string(encoding) + " is neither normal (1) nor reversed (2)"};
+}
+
+decode_error segment_error(std::int32_t mqfb, std::size_t number, std::size_t offset, std::string what) {
+  return decode_error{
+      make_mqfb(mqfb), "LLZZ[" + std::to_string(number) + "].LL", offset,
+      "segment " + std::to_string(number) + " at offset " + std::to_string(offset) + ": " + std::move(what)};
+}
+
+std::string ll_found(std::int16_t ll) { return "LL " + std::to_string(ll); }
+
+// See the header: up to 8 characters of the first segment text, cut at a blank or NUL.
+std::string effective_trancode(bytes_view first_text, std::int32_t ccsid) {
+  std::string chars = codepage::get_field(first_text.sub(0, 8), ccsid);
+  std::size_t end = chars.find_first_of(std::string_view(" \0", 2));
+  if (end != std::string::npos) chars.resize(end);
+  return codepage::pad_field(chars, 8);
+}
+
+}  // namespace
+
+result<std::vector<llzz_segment>> walk_llzz_segments(bytes_view data, std::size_t start,
+                                                     std::int32_t encoding) {
+  if (auto bad = check_encoding(encoding)) return *bad;
+  const byte_order order = integer_order(encoding);
+  if (start >= data.size()) {
+    // Step 2 of the order above.
+    return segment_error(MQFB_DATA_LENGTH_ZERO, 1, start,
+                         "no LLZZ segment: the message data ends at offset " + std::to_string(data.size()) +
+                             " (sum of LL is 0)");
+  }
+
+  std::vector<llzz_segment> segments;
+  std::size_t offset = start;
+  while (offset < data.size()) {
+    const std::size_t number = segments.size() + 1;
+    const std::size_t left = data.size() - offset;
+    auto sums = [&] {
+      return "sum of LL " + std::to_string(offset - start) + " + header " + std::to_string(start) +
+             " vs message length " + std::to_string(data.size());
+    };
+    if (left < llzz_prefix_length) {  // step 3a
+      std::string what = std::to_string(left) + " byte(s) left, no room for LLZZ";
+      if (left >= 2) what += " (they read as " + ll_found(load_i16(data.data() + offset, order)) + ")";
+      what += "; " + sums();
+      return segment_error(left == 1 ? MQFB_LENGTH_OFF_BY_ONE : MQFB_BUFFER_OVERFLOW, number, offset,
+                           std::move(what));
+    }
+    const std::int16_t ll = load_i16(data.data() + offset, order);
+    if (ll < 0) {  // step 3b
+      return segment_error(MQFB_DATA_LENGTH_NEGATIVE, number, offset, ll_found(ll) + " is negative");
+    }
+    if (ll == 0) {  // step 3c
+      return segment_error(MQFB_DATA_LENGTH_ZERO, number, offset, ll_found(ll));
+    }
+    if (ll > llzz_max_segment_length) {  // step 3d
+      return segment_error(MQFB_DATA_LENGTH_TOO_BIG, number, offset,
+                           ll_found(ll) + " exceeds the maximum " + std::to_string(llzz_max_segment_length));
+    }
+    const auto length = static_cast<std::size_t>(ll);
+    if (length < llzz_prefix_length) {  // step 3e
+      return segment_error(MQFB_BUFFER_OVERFLOW, number, offset,
+                           ll_found(ll) + " is shorter than its own LLZZ (4 bytes)");
+    }
+    if (length > left) {  // step 3f
+      return segment_error(MQFB_BUFFER_OVERFLOW, number, offset,
+                           ll_found(ll) + " runs " + std::to_string(length - left) +
+                               " byte(s) past the end of the message (" + std::to_string(left) +
+                               " bytes left); " + sums());
+    }
+    llzz_segment seg;
+    seg.offset = offset;
+    seg.ll = static_cast<std::uint16_t>(ll);
+    seg.zz = load_u16(data.data() + offset + 2, order);
+    seg.text = data.sub(offset + llzz_prefix_length, length - llzz_prefix_length);
+    segments.push_back(seg);
+    offset += length;
+  }
+  return segments;
+}
+
+result<bridge_request> validate_bridge_message(bytes_view data, std::string_view mqmd_format,
+                                               std::int32_t encoding, std::int32_t ccsid) {
+  if (auto bad = check_encoding(encoding)) return *bad;
+
+  bridge_request req;
+  // Compared by value so that a NUL-ended "MQIMS" matches too (MQCHARn semantics, spec/mq.md §0).
+  const bool with_iih = codepage::field_value(mqmd_format) == codepage::field_value(MQFMT_IMS);
+  if (with_iih) {
+    if (data.size() < MQIIH_LENGTH_1) {
+      return decode_error{make_mqfb(MQFB_IIH_ERROR), "MQIIH", 0,
+                          "MQMD.Format is MQFMT_IMS but the message data has " + std::to_string(data.size()) +
+                              " bytes, fewer than an MQIIH (" + std::to_string(MQIIH_LENGTH_1) + ")"};
+    }
+    result<mqiih> iih = decode_mqiih(data.sub(0, MQIIH_LENGTH_1), encoding, ccsid);
+    if (!iih) {
+      // Field, offset and detail stay those of the MQIIH decoder; only the code becomes the feedback.
+      decode_error err = iih.error();
+      err.code = make_mqfb(MQFB_IIH_ERROR);
+      return err;
+    }
+    req.iih = std::move(iih).value();
+    req.iih_length = MQIIH_LENGTH_1;
+  }
+
+  result<std::vector<llzz_segment>> segments = walk_llzz_segments(data, req.iih_length, encoding);
+  if (!segments) return segments.error();
+  req.segments = std::move(segments).value();
+
+  // The data after LLZZ follows the MQIIH's CCSID, which is the MQMD's (spec/mq.md §1.4 [C]).
+  const bytes_view first_text = req.segments.front().text;
+  req.trancode = effective_trancode(first_text, ccsid);
+  req.is_command = !first_text.empty() && codepage::get_field(first_text.sub(0, 1), ccsid) == "/";
+
+  if (req.iih) {
+    req.commit_mode = req.iih->commit_mode;
+    req.tran_state = req.iih->tran_state;
+    // "If neither MQISS_CHECK nor MQISS_FULL is specified for this field, MQISS_CHECK is assumed."
+    // spec/mq.md §1.3 [C] IIH-SECSCOPE.
+    req.security_scope = req.iih->security_scope == MQISS_FULL ? MQISS_FULL : MQISS_CHECK;
+    req.mfs_map_name = req.iih->mfs_map_name;
+    req.lterm_override = req.iih->lterm_override;
+  } else {
+    // Defaults without an MQIIH, spec/mq.md §1.5 [C] BRIDGE-MSGS (seed 004).
+    req.commit_mode = MQICM_COMMIT_THEN_SEND;
+    req.tran_state = MQITS_NOT_IN_CONVERSATION;
+    req.security_scope = MQISS_CHECK;
+    req.mfs_map_name = codepage::pad_field(codepage::field_value(mqmd_format), 8);
+    req.lterm_override = std::string(8, ' ');
+  }
+  return req;
+}
+
+}  // namespace imsb::mq
