@@ -1,0 +1,131 @@
+// Multi-buffer OTMA messages (spec/otma-xcf.md §1.9).
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "format_error.hpp"
+#include "imsb/otma/message.hpp"
+
+namespace imsb::otma {
+
+using detail::format_error;
+using detail::num;
+
+namespace {
+
+decode_error in_buffer(std::size_t index, decode_error e) {
+  e.field = "OTMA.chain[" + num(index) + "]." + e.field.substr(e.field.rfind("OTMA.", 0) == 0 ? 5 : 0);
+  return e;
+}
+
+std::string chain_text(std::uint8_t flags) {
+  return layout::format_byte(flags) + " (" +
+         layout::name_flags(flags & chain::position_mask, layout::names_of(mci_names::chain_flags)) + ")";
+}
+
+}  // namespace
+
+result<std::vector<bytes>> encode_chain(const otma_message& message, std::size_t max_segments_per_buffer) {
+  const std::vector<segment>& all = message.segments();
+  const std::size_t per = max_segments_per_buffer == 0 ? all.size() : max_segments_per_buffer;
+  const std::size_t count = (per == 0 || all.size() <= per) ? 1 : (all.size() + per - 1) / per;
+  const std::uint8_t kept = message.mci.chain_flags & static_cast<std::uint8_t>(~chain::position_mask);
+
+  std::vector<bytes> buffers;
+  buffers.reserve(count);
+  for (std::size_t b = 0; b < count; ++b) {
+    otma_message part;
+    part.mci = message.mci;
+    if (b == 0) {
+      // The first buffer carries the whole prefix [C: IMS-MSGS-CLI].
+      part.state = message.state;
+      part.security = message.security;
+      part.user = message.user;
+      part.trailer = message.trailer;
+    }
+    if (message.application) {
+      const std::size_t from = b * per;
+      const std::size_t to = count == 1 ? all.size() : std::min(all.size(), from + per);
+      part.application = application_data{};
+      part.application->segments.assign(all.begin() + static_cast<std::ptrdiff_t>(from),
+                                        all.begin() + static_cast<std::ptrdiff_t>(to));
+    }
+    std::uint8_t position = count == 1       ? chain::single
+                            : b == 0         ? chain::first
+                            : b + 1 == count ? chain::last
+                                             : chain::middle;
+    part.mci.chain_flags = kept | position;
+    part.mci.segment_seq = static_cast<std::uint16_t>(message.mci.segment_seq + b);  // [I]
+    auto bytes_or = encode_message(part);
+    if (!bytes_or) {
+      return in_buffer(b, bytes_or.error());
+    }
+    buffers.push_back(std::move(bytes_or).value());
+  }
+  return buffers;
+}
+
+result<otma_message> decode_chain(const std::vector<bytes_view>& buffers) {
+  if (buffers.empty()) return format_error("OTMA.chain", 0, "no buffers");
+  const std::size_t count = buffers.size();
+  otma_message whole;
+  for (std::size_t b = 0; b < count; ++b) {
+    auto part_or = decode_message(buffers[b]);
+    if (!part_or) return in_buffer(b, part_or.error());
+    otma_message& part = part_or.value();
+    const std::string where = "OTMA.chain[" + num(b) + "].mci.";
+
+    const std::uint8_t position = part.mci.chain_flags & chain::position_mask;
+    const std::uint8_t expected = count == 1       ? chain::single
+                                  : b == 0         ? chain::first
+                                  : b + 1 == count ? chain::last
+                                                   : chain::middle;
+    if (position & chain::discard) {
+      return format_error(where + "chain_flags", 14,
+                          "the sender discarded the chain: " + chain_text(part.mci.chain_flags));
+    }
+    if (position != expected) {
+      return format_error(where + "chain_flags", 14,
+                          "buffer " + num(b + 1) + " of " + num(count) + " has " +
+                              chain_text(part.mci.chain_flags) + "; expected " + chain_text(expected));
+    }
+    if (b == 0) {
+      whole = std::move(part);
+      whole.mci.chain_flags =
+          static_cast<std::uint8_t>((whole.mci.chain_flags & ~chain::position_mask) | chain::single);
+      continue;
+    }
+    // Later buffers: MCI + application data only [C: IMS-MSGS-CLI, ICON-OUT].
+    if (part.mci.send_seq != whole.mci.send_seq) {
+      return format_error(where + "send_seq", 16,
+                          "send-sequence number " + num(part.mci.send_seq) +
+                              " differs from the first buffer's " + num(whole.mci.send_seq));
+    }
+    if (part.mci.tpipe_name != whole.mci.tpipe_name) {
+      return format_error(where + "tpipe_name", 6,
+                          "tpipe '" + part.mci.tpipe_name.value() + "' differs from the first buffer's '" +
+                              whole.mci.tpipe_name.value() + "'");
+    }
+    if (part.state || part.security || part.user) {
+      return format_error(where + "prefix_flags", 15,
+                          "a later buffer of a chain carries only MCI and application data; prefix flags " +
+                              layout::format_byte(part.mci.prefix_flags));
+    }
+    if (!part.trailer.empty()) {
+      return format_error("OTMA.chain[" + num(b) + "].trailer", mci_size,
+                          num(part.trailer.size()) + " bytes that are not application data");
+    }
+    if (part.application) {
+      if (!whole.application) whole.application = application_data{};
+      auto& into = whole.application->segments;
+      for (auto& s : part.application->segments) into.push_back(std::move(s));
+    }
+  }
+  if (count > 1 && whole.application && !whole.trailer.empty()) {
+    return format_error("OTMA.chain[0].trailer", 0,
+                        "the first buffer has trailing bytes and no application data");
+  }
+  return whole;
+}
+
+}  // namespace imsb::otma
