@@ -1,0 +1,45 @@
+#pragma once
+// The meaning of the coded values in MQ header fields (MQMD, MQIIH, MQDLH, MQXQH), and the nodes that
+// show a whole header field by field from its layout table (imsb/mq/layout.hpp).
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "imsb/core/bytes.hpp"
+#include "imsb/dump/tree.hpp"
+#include "imsb/mq/layout.hpp"
+
+namespace imsb::dump {
+
+// "MQRO_EXCEPTION_WITH_DATA + MQRO_PASS_MSG_ID", every option spelled out (spec/mq.md §2.3 [C]);
+// MQRO_NONE spells out its defaults; bits that are no option are named as hex.
+std::string describe_report(std::int32_t report);
+std::string describe_msg_type(std::int32_t msg_type);
+std::string describe_expiry(std::int32_t expiry);
+std::string describe_persistence(std::int32_t persistence);
+std::string describe_priority(std::int32_t priority);
+// Integer, decimal and float parts, and the platform it is native to (spec/mq.md §0 [C]).
+std::string describe_encoding(std::int32_t encoding);
+std::string describe_ccsid(std::int32_t ccsid);
+// The MQFMT_* constant and what follows in the message; `after_iih` for MQIIH.Format.
+std::string describe_format(std::string_view format_819);
+std::string describe_put_appl_type(std::int32_t type);
+std::string describe_msg_flags(std::int32_t flags);
+std::string describe_iih_flags(std::int32_t flags);  // spec/mq.md §1.2 [C]
+std::string describe_tran_state(char c);
+std::string describe_commit_mode(char c);
+std::string describe_security_scope(char c);
+
+// The meaning of one decoded field of the structure named `struc` ("MQMD", "MQIIH", "MQDLH",
+// "MQXQH"); empty when there is nothing to say. `ccsid` is the CCSID its characters are in.
+std::string field_meaning(std::string_view struc, const mq::field_value& f, std::int32_t ccsid);
+
+// A structure node for the header of layout `l` at `offset` in `msg`, one child per field (offsets
+// absolute in `msg`), read with `encoding` and `ccsid`. The embedded MQMD of an MQXQH is a nested
+// structure node. Fields that do not fit in `msg` are left out.
+node mq_header_node(const mq::layout& l, bytes_view msg, std::size_t offset, std::int32_t encoding,
+                    std::int32_t ccsid);
+
+}  // namespace imsb::dump

@@ -1,0 +1,678 @@
+#include "imsb/dump/decode.hpp"
+
+#include <initializer_list>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "imsb/codepage/codepage.hpp"
+#include "imsb/core/messages.hpp"
+#include "imsb/dump/mq_fields.hpp"
+#include "imsb/mq/bridge_validator.hpp"
+#include "imsb/mq/chain.hpp"
+#include "imsb/mq/codes.hpp"
+#include "imsb/mq/constants.hpp"
+#include "imsb/mq/layout.hpp"
+#include "imsb/mq/mqdlh.hpp"
+#include "imsb/mq/mqiih.hpp"
+#include "imsb/mq/mqmd.hpp"
+#include "imsb/mq/mqxqh.hpp"
+#include "imsb/otma/message.hpp"
+#include "imsb/otma/sense.hpp"
+
+namespace imsb::dump {
+namespace {
+
+using mq::same_format;
+
+constexpr std::uint8_t ascii_ids[][4] = {
+    {'M', 'D', ' ', ' '}, {'D', 'L', 'H', ' '}, {'X', 'Q', 'H', ' '}, {'I', 'I', 'H', ' '}};
+constexpr std::uint8_t ebcdic_ids[][4] = {
+    {0xD4, 0xC4, 0x40, 0x40}, {0xC4, 0xD3, 0xC8, 0x40}, {0xE7, 0xD8, 0xC8, 0x40}, {0xC9, 0xC9, 0xC8, 0x40}};
+enum struc_index { md_id = 0, dlh_id = 1, xqh_id = 2, iih_id = 3 };
+
+enum class family { none, ascii, ebcdic };
+
+family struc_id_at(bytes_view in, struc_index which) {
+  if (in.size() < 4) return family::none;
+  bool a = true, e = true;
+  for (std::size_t i = 0; i < 4; ++i) {
+    a = a && in[i] == ascii_ids[which][i];
+    e = e && in[i] == ebcdic_ids[which][i];
+  }
+  return a ? family::ascii : e ? family::ebcdic : family::none;
+}
+
+// Bytes alone do not say how a header is encoded: the StrucId gives the character family and a
+// Version of 1 or 2 read one way or the other gives the byte order — the same rule as
+// mq::walk_message_with_mqmd [D] (a unit test checks that the two agree).
+std::int32_t guess_encoding(bytes_view in, family fam) {
+  std::int32_t enc = fam == family::ebcdic ? mq::MQENC_NATIVE_ZOS : mq::MQENC_NATIVE_LINUX_X86;
+  if (in.size() >= 8) {
+    const std::int32_t big = load_i32(in.data() + 4, byte_order::big);
+    const std::int32_t little = load_i32(in.data() + 4, byte_order::little);
+    if (big == 1 || big == 2)
+      enc = fam == family::ebcdic ? mq::MQENC_NATIVE_ZOS : mq::MQENC_S390_LINUX;
+    else if (little == 1 || little == 2)
+      enc = mq::MQENC_NATIVE_LINUX_X86;
+  }
+  return enc;
+}
+std::int32_t guess_ccsid(family fam) {
+  return fam == family::ebcdic ? codepage::ccsid_037 : codepage::ccsid_819;
+}
+
+// What the header chain rules inherit when a field says nothing (mq/chain.hpp [D]).
+std::int32_t next_encoding(std::int32_t field, std::int32_t current) {
+  return encoding_integer_known(field) ? field : current;
+}
+std::int32_t next_ccsid(std::int32_t field, std::int32_t current) { return field > 0 ? field : current; }
+
+std::string describing(std::int32_t enc, std::int32_t ccsid) {
+  return "Encoding " + std::to_string(enc) + ", CCSID " + std::to_string(ccsid);
+}
+
+node error_node(std::string_view id, const decode_error& e, std::size_t base) {
+  node n;
+  n.kind = node_kind::error;
+  n.id = std::string(id);
+  n.name = e.field;
+  n.offset = e.offset + base;
+  n.value = e.detail;
+  if (e.code) n.meaning = e.code.message();
+  return n;
+}
+
+std::string format_name(std::string_view f) { return std::string(codepage::field_value(f)); }
+
+bool is_bridge_format(std::string_view f) {
+  return same_format(f, mq::MQFMT_IMS) || same_format(f, mq::MQFMT_IMS_VAR_STRING);
+}
+// IBM's format names start with "MQ"; any other non-blank name on a bridge queue is the MFS map
+// name of a request without MQIIH (spec/mq.md §1.5 [C] BRIDGE-MSGS).
+bool is_user_format(std::string_view f) {
+  std::string_view v = codepage::field_value(f);
+  return !v.empty() && v.substr(0, 2) != "MQ";
+}
+
+// --- LLZZ segments -------------------------------------------------------------------------------
+
+node segment_node(std::size_t index, std::size_t offset, std::uint16_t ll, std::uint16_t zz, bytes_view text,
+                  std::int32_t ccsid) {
+  node s;
+  s.kind = node_kind::segment;
+  s.name = "segment " + std::to_string(index);
+  s.offset = offset;
+  s.length = ll;
+  s.value = "LL " + std::to_string(ll) + ", ZZ " + hex16(zz);
+  s.add(number_node("LL", offset, 2, ll, std::to_string(ll), "segment length, LLZZ included"));
+  s.add(number_node("ZZ", offset + 2, 2, zz, hex16(zz), zz == 0 ? "" : "not zero (passed to IMS as found)"));
+  s.add(data_node("text", offset + 4, text, ccsid));
+  return s;
+}
+
+// Shows the segments as far as their lengths hold together, then the rest as bytes: a message the
+// validator refuses is still shown segment by segment up to the bad one.
+void lenient_segments(node& parent, bytes_view data, std::size_t base, byte_order order, std::int32_t ccsid) {
+  std::size_t off = 0;
+  std::size_t index = 1;
+  while (data.size() - off >= 4) {
+    const std::uint16_t ll = load_u16(data.data() + off, order);
+    const std::uint16_t zz = load_u16(data.data() + off + 2, order);
+    if (ll < 4 || ll > data.size() - off) break;
+    parent.add(segment_node(index++, base + off, ll, zz, data.sub(off + 4, ll - 4), ccsid));
+    off += ll;
+  }
+  if (off < data.size()) {
+    node rest = data_node("rest", base + off, data.sub(off), ccsid);
+    rest.meaning = "not a whole LLZZ segment";
+    parent.add(std::move(rest));
+  }
+}
+
+// --- MQ messages ---------------------------------------------------------------------------------
+
+struct bridge_view {
+  std::size_t start = 0;  // where the data the bridge validates starts (after MQMD, MQDLH, MQXQH)
+  std::string format;
+  std::int32_t encoding = 0;
+  std::int32_t ccsid = 0;
+};
+
+node request_node(const mq::bridge_request& req, std::size_t offset, std::size_t length) {
+  node r = structure_node("IMS request", offset, length);
+  r.value = "as the bridge sees it: trancode " + quote_819(req.trancode) + ", " +
+            std::to_string(req.segments.size()) + (req.segments.size() == 1 ? " segment" : " segments");
+  r.add(field_node("trancode", offset, 0, quote_819(req.trancode),
+                   req.is_command ? "an IMS command (starts with /)" : "the transaction code (bytes 5-12)"));
+  std::string cm(1, req.commit_mode), ts(1, req.tran_state), ss(1, req.security_scope);
+  r.add(field_node("CommitMode", offset, 0, quote_819(cm), describe_commit_mode(req.commit_mode)));
+  r.add(field_node("TranState", offset, 0, quote_819(ts), describe_tran_state(req.tran_state)));
+  r.add(field_node("SecurityScope", offset, 0, quote_819(ss), describe_security_scope(req.security_scope)));
+  r.add(field_node("MFSMapName", offset, 0, quote_819(req.mfs_map_name),
+                   req.iih ? "from MQIIH.MFSMapName" : "from the Format (no MQIIH)"));
+  r.add(field_node("LTermOverride", offset, 0, quote_819(req.lterm_override),
+                   codepage::field_value(req.lterm_override).empty() ? "none: the Tpipe name is used" : ""));
+  for (auto& f : r.children) f.offset.reset();  // effective values, not fields at an offset
+  r.offset = offset;
+  return r;
+}
+
+// The data after the last header: IMS segments, checked as the bridge checks them, or bytes.
+void data_section(node& root, bytes_view msg, const mq::header_chain& chain, const bridge_view& bv) {
+  bytes_view data = msg.sub(chain.data_offset);
+  node d = structure_node(
+      "data", chain.data_offset, data.size(),
+      "Format " + quote_819(chain.data_format) + ", " + describing(chain.data_encoding, chain.data_ccsid));
+  d.meaning = describe_format(chain.data_format);
+  const std::int32_t ccsid = chain.data_ccsid;
+
+  const bool bridge = is_bridge_format(bv.format);
+  const bool user = is_user_format(bv.format);
+  if (!bridge && !user) {
+    if (!data.empty()) d.add(data_node("bytes", chain.data_offset, data, ccsid));
+    root.add(std::move(d));
+    return;
+  }
+  if (!encoding_integer_known(bv.encoding)) {
+    // LL and ZZ have no byte order: the bridge cannot walk the segments (MQRC_FORMAT_ERROR).
+    if (!data.empty()) d.add(data_node("bytes", chain.data_offset, data, ccsid));
+    root.add(std::move(d));
+    if (bridge) {
+      node f;
+      f.kind = node_kind::finding;
+      f.id = std::string(msg::IMB4006W);
+      f.name = "Encoding";
+      f.offset = chain.data_offset;
+      f.value = "Encoding " + std::to_string(bv.encoding) + " gives no integer byte order for LL and ZZ";
+      f.meaning = mq::describe_reason(mq::MQRC_FORMAT_ERROR);
+      root.add(std::move(f));
+    }
+    return;
+  }
+
+  auto req = mq::validate_bridge_message(msg.sub(bv.start), bv.format, bv.encoding, bv.ccsid);
+  if (req) {
+    root.add(request_node(*req, chain.data_offset, data.size()));
+    std::size_t index = 1;
+    for (const auto& s : req->segments) {
+      d.add(segment_node(index++, bv.start + s.offset, s.ll, s.zz, s.text, ccsid));
+    }
+    root.add(std::move(d));
+    return;
+  }
+  if (user) {
+    // A user format need not be IMS data at all: not LLZZ segments is no fault of the message.
+    d.meaning += "; not LLZZ segments (" + req.error().detail + ")";
+    if (!data.empty()) d.add(data_node("bytes", chain.data_offset, data, ccsid));
+    root.add(std::move(d));
+    return;
+  }
+  lenient_segments(d, data, chain.data_offset, integer_order(chain.data_encoding), ccsid);
+  root.add(std::move(d));
+  node f = error_node(msg::IMB4006W, req.error(), bv.start);
+  f.kind = node_kind::finding;
+  root.add(std::move(f));
+}
+
+// Walks the header chain from `format` at `offset`, one header at a time so that a header that does
+// not decode still leaves the ones before it (and its own fields that fit) in the document. The
+// rules are mq::walk_chain's; a unit test checks that both walk every vector alike.
+void mq_chain(node& root, bytes_view msg, std::size_t offset, std::string format, std::int32_t enc,
+              std::int32_t cc, bridge_view bv, std::string& path) {
+  mq::header_chain chain;
+  for (;;) {
+    const bytes_view rest = msg.sub(offset);
+    const mq::layout* l = nullptr;
+    if (same_format(format, mq::MQFMT_DEAD_LETTER_HEADER))
+      l = &mq::mqdlh_layout();
+    else if (same_format(format, mq::MQFMT_XMIT_Q_HEADER))
+      l = &mq::mqxqh_layout();
+    else if (same_format(format, mq::MQFMT_IMS))
+      l = &mq::mqiih_layout();
+    else
+      break;
+
+    node h = mq_header_node(*l, msg, offset, enc, cc);
+    h.value = describing(enc, cc);
+    path += " > " + std::string(l->struc_name);
+    decode_error err;
+    bool ok = true;
+    if (l == &mq::mqdlh_layout()) {
+      auto r = mq::decode_mqdlh(rest, enc, cc);
+      if ((ok = r.ok())) {
+        enc = next_encoding(r->encoding, enc);
+        cc = next_ccsid(r->coded_char_set_id, cc);
+        format = r->format;
+      } else {
+        err = r.error();
+      }
+    } else if (l == &mq::mqxqh_layout()) {
+      auto r = mq::decode_mqxqh(rest, enc, cc);
+      if ((ok = r.ok())) {
+        enc = next_encoding(r->msg_desc.encoding, enc);
+        cc = next_ccsid(r->msg_desc.coded_char_set_id, cc);
+        format = r->msg_desc.format;
+      } else {
+        err = r.error();
+      }
+    } else {
+      auto r = mq::decode_mqiih(rest, enc, cc);
+      // The data after an MQIIH is in the MQIIH's encoding and CCSID (spec/mq.md §1.4 [C]).
+      if ((ok = r.ok()))
+        format = r->format;
+      else
+        err = r.error();
+    }
+    root.add(std::move(h));
+    if (!ok) {
+      root.add(error_node(msg::IMB4002E, err, offset));
+      return;
+    }
+    offset += l->length;
+    if (l != &mq::mqiih_layout()) bv = {offset, format, enc, cc};
+  }
+  chain.data_offset = offset;
+  chain.data_encoding = enc;
+  chain.data_ccsid = cc;
+  chain.data_format = codepage::pad_field(format, mq::MQ_FORMAT_LENGTH);
+  path += " > data " + quote_819(chain.data_format);
+  data_section(root, msg, chain, bv);
+}
+
+void mq_with_mqmd(node& root, bytes_view msg, family fam) {
+  const std::int32_t enc = guess_encoding(msg, fam);
+  const std::int32_t cc = guess_ccsid(fam);
+  std::int32_t version = 1;
+  if (msg.size() >= 8) version = load_i32(msg.data() + 4, integer_order(enc));
+  const mq::layout& l = mq::mqmd_layout(version);
+  node h = mq_header_node(l, msg, 0, enc, cc);
+  h.value = describing(enc, cc) + " (from its StrucId and Version)";
+  root.add(std::move(h));
+  std::string path = "MQMD";
+  auto md = mq::decode_mqmd(msg, enc, cc);
+  if (!md) {
+    root.add(error_node(msg::IMB4002E, md.error(), 0));
+    root.value = path;
+    return;
+  }
+  const std::size_t md_length = mq::mqmd_layout(md->version).length;
+  const std::int32_t data_enc = next_encoding(md->encoding, enc);
+  const std::int32_t data_cc = next_ccsid(md->coded_char_set_id, cc);
+  mq_chain(root, msg, md_length, md->format, data_enc, data_cc, {md_length, md->format, data_enc, data_cc},
+           path);
+  root.value = path;
+}
+
+void mq_without_mqmd(node& root, bytes_view msg, const std::string& format, std::int32_t enc, std::int32_t cc,
+                     const std::string& how) {
+  std::string path = "data without MQMD, " + how;
+  std::string padded = codepage::pad_field(format, mq::MQ_FORMAT_LENGTH);
+  mq_chain(root, msg, 0, padded, enc, cc, {0, padded, enc, cc}, path);
+  root.value = path;
+}
+
+// --- OTMA ----------------------------------------------------------------------------------------
+
+// printed_field text is CCSID 819 (names are quoted as they decode); listings are UTF-8.
+std::string safe_819(std::string_view s) {
+  std::string out;
+  for (char ch : s) {
+    auto c = static_cast<std::uint8_t>(ch);
+    if (c < 0x20 || (c >= 0x7F && c <= 0xA0))
+      out += '.';
+    else
+      out += codepage::latin1_to_utf8(std::string_view(&ch, 1));
+  }
+  return out;
+}
+
+std::string sense_meaning(std::uint16_t sense, std::uint16_t reason) {
+  std::string out;
+  if (auto s = otma::find_sense(sense)) {
+    out = std::string(s->name) + ": " + std::string(s->meaning);
+    if (!s->ibm_confirmed) out += " [D] emulator code";
+  } else {
+    out = "sense code not in the table";
+  }
+  out += "; as MQ Feedback: " + mq::describe_feedback(otma::feedback_for_nak(sense, reason));
+  return out;
+}
+
+node otma_field(const otma::printed_field& f, std::string_view strip, bytes_view buffer) {
+  std::string name = f.name.substr(strip.size());
+  // Long binary fields (UTOKEN, unknown bytes) read better as hex lines than as one long value.
+  if (f.length > 24 && f.value.size() == 2 * f.length && f.value.find('\'') == std::string::npos) {
+    node d = data_node(name, f.offset, buffer.sub(f.offset, f.length), otma::name_ccsid);
+    d.meaning = safe_819(f.note);
+    return d;
+  }
+  node n = field_node(name, f.offset, f.length, safe_819(f.value), safe_819(f.note));
+  if (f.value.size() == 2 * f.length && f.value.find_first_not_of("0123456789ABCDEF") == std::string::npos) {
+    n.value = "X'" + f.value + "'";  // raw bytes, written as the MQ fields' are
+  } else if (auto sp = f.value.find(" (X'"); sp != std::string::npos && sp > 0) {
+    // "54 (X'0036')": a number; JSON gets it as a number too.
+    const std::string digits = f.value.substr(0, sp);
+    if (digits.find_first_not_of("-0123456789") == std::string::npos && digits.size() <= 11)
+      n.number = std::stoll(digits);
+  }
+  return n;
+}
+
+std::string otma_field_meaning(const otma::mci& m, const std::string& name) {
+  if (name == "architecture_level")
+    return m.architecture_level == otma::architecture_level_1 ? "OTMA architecture level 1" : "unknown level";
+  if (name == "sense_code" && m.sense_code != 0) return sense_meaning(m.sense_code, m.reason_code);
+  if (name == "sense_code") return "no sense code";
+  if (name == "reason_code" && m.sense_code != 0 && m.reason_code != 0) {
+    if (auto r = otma::find_reason(m.sense_code, m.reason_code)) return std::string(r->meaning);
+  }
+  if (name == "recoverable_seq") return m.recoverable_seq == 0 ? "not recoverable" : "";
+  if (name == "command_type" && !m.is_command()) return "not a protocol command";
+  return {};
+}
+
+std::string bit_names(std::uint8_t v, std::initializer_list<std::pair<std::uint8_t, std::string_view>> bits) {
+  std::string out;
+  std::uint8_t named = 0;
+  for (const auto& [bit, name] : bits) {
+    if ((v & bit) == bit && bit != 0) {
+      out += (out.empty() ? "" : " + ") + std::string(name);
+      named = static_cast<std::uint8_t>(named | bit);
+    }
+  }
+  if (std::uint8_t rest = static_cast<std::uint8_t>(v & ~named); rest != 0)
+    out += (out.empty() ? "" : " + ") + std::string("unknown bits ") + hex8(rest);
+  return out;
+}
+
+// Meanings of the state-data fields whose values the OTMA layout tables leave unnamed
+// (spec/otma-xcf.md §1.5.1, §1.5.2, §1.5.3).
+std::string state_field_meaning(const otma::state_data& sd, const std::string& name) {
+  namespace o = otma;
+  if (const auto* t = std::get_if<o::transaction_state_data>(&sd)) {
+    if (name == "server_state")
+      return t->server_state == 0
+                 ? "none"
+                 : bit_names(t->server_state, {{o::server_state::conversational, "conversational"},
+                                               {o::server_state::cm0_dfs2082, "DFS2082 if no reply (CM0)"},
+                                               {o::server_state::from_hold_queue, "from hold queue"},
+                                               {o::server_state::hold_queue_capable, "hold-queue capable"},
+                                               {o::server_state::rerouted, "rerouted"},
+                                               {o::server_state::cm1_timeout, "CM1 timeout"},
+                                               {o::server_state::transaction_expired, "expired"}});
+    if (name == "sync_flags") {
+      std::string cm = t->commit_mode_bits() == o::sync_flags::commit_then_send   ? "commit-then-send (CM0)"
+                       : t->commit_mode_bits() == o::sync_flags::send_then_commit ? "send-then-commit (CM1)"
+                                                                                  : "commit mode not set";
+      const char* levels[] = {"sync level NONE", "sync level CONFIRM", "sync level SYNCPT",
+                              "sync level X'03'"};
+      return cm + ", " + levels[t->sync_level()];
+    }
+    if (name == "txn_flags")
+      return t->txn_flags == 0
+                 ? "none"
+                 : bit_names(t->txn_flags, {{o::txn_flags::ignore_purg, "ignore PURG (MQIIH_IGNORE_PURG)"},
+                                            {o::txn_flags::pass_expiration, "pass expiration"}});
+    if (name == "route_flags")
+      return t->route_flags == 0
+                 ? "none"
+                 : bit_names(t->route_flags,
+                             {{o::route_flags::reroute_request, "reroute request"},
+                              {o::route_flags::purge_not_deliverable, "purge if not deliverable"}});
+    if (name == "cm1_timeout") return t->cm1_timeout == 0 ? "server default" : "seconds";
+    if (name == "expiration") return t->expiration == -1 ? "none" : "tenths of a second left";
+    if (name == "lterm_override") return t->lterm_override.value().empty() ? "none" : "";
+    if (name == "modname") return t->modname.value().empty() ? "none" : "MFS map name";
+  } else if (const auto* c = std::get_if<o::client_bid_state_data>(&sd)) {
+    if (name == "flags")
+      return c->flags == 0
+                 ? "none"
+                 : bit_names(c->flags,
+                             {{o::client_bid_flags::hold_queue, "hold queue"},
+                              {o::client_bid_flags::otma_ci, "OTMA C/I"},
+                              {o::client_bid_flags::ims_connect, "IMS Connect"},
+                              {o::client_bid_flags::ibm_mq, "IBM MQ"},
+                              {o::client_bid_flags::sync_program_switch, "synchronous program switch"}});
+    if (name == "flags2")
+      return c->flags2 == 0
+                 ? "none"
+                 : bit_names(c->flags2, {{o::client_bid_flags2::tib_limit, "TIB limit given"},
+                                         {o::client_bid_flags2::cm1_timeout, "CM1 timeout given"},
+                                         {o::client_bid_flags2::rrs_cascade, "RRS cascaded transactions"},
+                                         {o::client_bid_flags2::super_member, "super member"}});
+    if (name == "acee_aging") return "seconds";
+  } else if (const auto* st = std::get_if<o::server_state_data>(&sd)) {
+    if (name == "status")
+      return st->status == o::server_status::normal     ? "normal"
+             : st->status == o::server_status::degraded ? "degraded: IMS is processing OTMA messages slowly"
+             : st->status == o::server_status::unavailable ? "unavailable: IMS accepts no OTMA transactions"
+                                                           : "unknown status";
+  }
+  return {};
+}
+
+// The MQMD inside our MQ user data [D] (spec/otma-xcf.md §1.7): decoded as component mq decodes an
+// MQMD found in bytes.
+void mq_user_data_nodes(node& us, bytes_view buffer, std::size_t section_offset) {
+  const std::size_t md_offset = section_offset + 8;
+  bytes_view md_bytes = buffer.sub(md_offset, otma::mqmd_v1_size);
+  family fam = struc_id_at(md_bytes, md_id);
+  if (fam == family::none) fam = family::ebcdic;
+  const std::int32_t enc = guess_encoding(md_bytes, fam);
+  const std::int32_t cc = guess_ccsid(fam);
+  for (auto& c : us.children) {
+    if (c.name == "mq.mqmd") {
+      node md = mq_header_node(mq::mqmd_layout(1), buffer, md_offset, enc, cc);
+      md.name = "mq.mqmd";
+      md.value = "the request's MQMD, " + describing(enc, cc);
+      c = std::move(md);
+    } else if (c.name == "mq.reply_to_format") {
+      const std::string text = codepage::get_field(buffer.sub(section_offset + 332, 8), cc);
+      c.value = quote_819(text);
+      c.meaning = "MQIIH.ReplyToFormat: " + describe_format(text);
+    } else if (c.name == "mq.iih_flags") {
+      c.meaning = "MQIIH.Flags: " + describe_iih_flags(static_cast<std::int32_t>(
+                                        load_u32(buffer.data() + c.offset.value_or(0), byte_order::big)));
+    } else if (c.name == "mq.eyecatcher") {
+      c.meaning = "'MQUD' in EBCDIC: the bridge's user data layout [D]";
+    }
+  }
+}
+
+void otma_message_nodes(node& root, bytes_view buffer, const otma::otma_message& m, std::int32_t ccsid) {
+  std::vector<otma::printed_field> fields;
+  otma::layout::print(otma::mci_layout, m.mci, "mci.", 0, fields);
+  for (auto& f : otma::describe(m))
+    if (f.name.compare(0, 4, "mci.") != 0) fields.push_back(std::move(f));
+
+  node mci = structure_node("OTMA MCI", 0, otma::mci_size, "message-control information");
+  std::size_t pos = otma::mci_size;
+  node sd, se, us;
+  if (m.state) {
+    std::size_t size = otma::encoded_size(*m.state);
+    sd = structure_node("OTMA state data", pos, size, std::string(otma::to_string(otma::kind_of(*m.state))));
+    pos += size;
+  }
+  if (m.security) {
+    se = structure_node("OTMA security data", pos, m.security->encoded_size());
+    pos += m.security->encoded_size();
+  }
+  std::size_t user_offset = pos;
+  if (m.user) {
+    us = structure_node("OTMA user data", pos, m.user->encoded_size());
+    pos += m.user->encoded_size();
+  }
+  const std::string sd_prefix =
+      m.state ? "state_data." + std::string(otma::to_string(otma::kind_of(*m.state))) + "." : std::string();
+  for (const auto& f : fields) {
+    if (f.name.compare(0, 4, "mci.") == 0) {
+      node n = otma_field(f, "mci.", buffer);
+      std::string extra = otma_field_meaning(m.mci, n.name);
+      if (!extra.empty()) n.meaning = n.meaning.empty() ? extra : n.meaning + "; " + extra;
+      mci.add(std::move(n));
+    } else if (m.state && f.name.compare(0, sd_prefix.size(), sd_prefix) == 0) {
+      node n = otma_field(f, sd_prefix, buffer);
+      std::string extra = state_field_meaning(*m.state, n.name);
+      if (!extra.empty() && n.meaning.find(extra) == std::string::npos)
+        n.meaning =
+            n.meaning.empty() || n.meaning.compare(0, 2, "X'") == 0 ? extra : n.meaning + "; " + extra;
+      sd.add(std::move(n));
+    } else if (f.name.compare(0, 11, "state_data.") == 0) {
+      sd.add(otma_field(f, "state_data.", buffer));
+    } else if (f.name.compare(0, 14, "security_data.") == 0) {
+      se.add(otma_field(f, "security_data.", buffer));
+    } else if (f.name.compare(0, 10, "user_data.") == 0) {
+      us.add(otma_field(f, "user_data.", buffer));
+    }
+  }
+  root.add(std::move(mci));
+  if (m.state) root.add(std::move(sd));
+  if (m.security) root.add(std::move(se));
+  if (m.user) {
+    if (otma::decode_mq_user_data(*m.user, user_offset)) {
+      us.value = "the bridge's MQ layout [D]";
+      mq_user_data_nodes(us, buffer, user_offset);
+    } else {
+      us.value = "not the bridge's MQ layout: shown as bytes";
+      for (auto& c : us.children)
+        if (c.name == "body") c = data_node("body", user_offset + 2, m.user->body, ccsid);
+    }
+    root.add(std::move(us));
+  }
+  if (m.application) {
+    node ap = structure_node("OTMA application data", pos, buffer.size() - pos);
+    const std::size_t count = m.application->segments.size();
+    ap.value = std::to_string(count) + (count == 1 ? " segment" : " segments") + ", LL big-endian";
+    std::size_t index = 1;
+    for (const auto& s : m.application->segments) {
+      ap.add(segment_node(index++, pos, static_cast<std::uint16_t>(s.encoded_size()), s.zz, s.data, ccsid));
+      pos += s.encoded_size();
+    }
+    root.add(std::move(ap));
+  } else if (!m.trailer.empty()) {
+    node t = data_node("trailer", pos, m.trailer, ccsid);
+    t.meaning = "bytes after the last section (zero padding in IBM's SRVresynch sample)";
+    root.add(std::move(t));
+  }
+}
+
+// The sections that decode before the one decode_message refused, so that the document shows them.
+otma::otma_message otma_partial(bytes_view buffer, std::size_t error_offset) {
+  otma::otma_message m;
+  otma::layout::decode(otma::mci_layout, buffer.data(), m.mci);
+  std::size_t pos = otma::mci_size;
+  auto section = [&](std::uint8_t flag) -> bytes_view {
+    if (!m.mci.has(flag) || buffer.size() - pos < 2) return {};
+    std::size_t ll = load_u16(buffer.data() + pos, byte_order::big);
+    if (ll < 2 || ll > buffer.size() - pos || pos + ll > error_offset) return {};
+    return buffer.sub(pos, ll);
+  };
+  if (m.mci.has(otma::prefix::state_data)) {
+    bytes_view s = section(otma::prefix::state_data);
+    auto sd = otma::decode_state_data(s, otma::state_data_kind_for(m.mci), pos);
+    if (s.empty() || !sd) return m;
+    m.state = std::move(sd).value();
+    pos += s.size();
+  }
+  if (m.mci.has(otma::prefix::security_data)) {
+    bytes_view s = section(otma::prefix::security_data);
+    if (s.size() < otma::security_header_size) return m;
+    auto se = otma::decode_security_data(s, pos);
+    if (!se) return m;
+    m.security = std::move(se).value();
+    pos += s.size();
+  }
+  if (m.mci.has(otma::prefix::user_data)) {
+    bytes_view s = section(otma::prefix::user_data);
+    auto us = otma::decode_user_data(s, pos);
+    if (s.empty() || !us) return m;
+    m.user = std::move(us).value();
+  }
+  return m;
+}
+
+void otma_document(node& root, bytes_view buffer, std::int32_t ccsid) {
+  root.name = "OTMA message";
+  auto r = otma::decode_message(buffer);
+  if (r) {
+    otma_message_nodes(root, buffer, *r, ccsid);
+    const otma::mci& m = r->mci;
+    std::string what =
+        otma::layout::name_flags(m.message_type, otma::layout::names_of(otma::mci_names::message_type));
+    if (m.is_command()) what += " " + std::string(otma::command_name(m.command_type));
+    root.value = what.empty() ? "message type X'00'" : what;
+    if (m.is_ack()) root.meaning = "ACK";
+    if (m.is_nak())
+      root.meaning =
+          "NAK " + otma::sense_hex(m.sense_code) + ": " + sense_meaning(m.sense_code, m.reason_code);
+    return;
+  }
+  if (buffer.size() >= otma::mci_size) {
+    otma_message_nodes(root, buffer.sub(0, r.error().offset), otma_partial(buffer, r.error().offset), ccsid);
+  }
+  root.add(error_node(msg::IMB4002E, r.error(), 0));
+  root.value = "stopped at " + r.error().field;
+}
+
+}  // namespace
+
+const node* dump_result::error() const {
+  for (const auto& c : document.children)
+    if (c.kind == node_kind::error) return &c;
+  return nullptr;
+}
+
+dump_result dump_message(bytes_view input, const options& opts) {
+  dump_result out;
+  node& root = out.document;
+  root.kind = node_kind::document;
+  root.name = "MQ message";
+  root.length = input.size();
+  root.offset = 0;
+  if (input.empty()) {
+    node e;
+    e.kind = node_kind::error;
+    e.id = std::string(msg::IMB4007E);
+    e.name = "input";
+    e.value = "no bytes to decode";
+    root.add(std::move(e));
+    return out;
+  }
+  const std::int32_t enc = opts.encoding.value_or(default_encoding);
+  const std::int32_t cc = opts.ccsid.value_or(default_ccsid);
+  if (opts.otma) {
+    otma_document(root, input, opts.ccsid.value_or(codepage::ccsid_037));
+    return out;
+  }
+  if (family fam = struc_id_at(input, md_id); fam != family::none) {
+    mq_with_mqmd(root, input, fam);
+    return out;
+  }
+  if (opts.format) {
+    mq_without_mqmd(root, input, *opts.format, enc, cc, "--format " + *opts.format);
+    return out;
+  }
+  static constexpr std::pair<struc_index, std::string_view> chain_starts[] = {
+      {dlh_id, mq::MQFMT_DEAD_LETTER_HEADER}, {xqh_id, mq::MQFMT_XMIT_Q_HEADER}, {iih_id, mq::MQFMT_IMS}};
+  for (const auto& [id, format] : chain_starts) {
+    if (family fam = struc_id_at(input, id); fam != family::none) {
+      const std::int32_t e = opts.encoding.value_or(guess_encoding(input, fam));
+      const std::int32_t c = opts.ccsid.value_or(guess_ccsid(fam));
+      mq_without_mqmd(root, input, std::string(format), e, c,
+                      "starts with " + format_name(format) + "'s header");
+      return out;
+    }
+  }
+  if (input[0] == otma::architecture_level_1 && input.size() >= otma::mci_size) {
+    otma_document(root, input, opts.ccsid.value_or(codepage::ccsid_037));
+    return out;
+  }
+  root.name = "data";
+  root.value = "no MQMD, no MQ header and not OTMA: shown as bytes, CCSID " + std::to_string(cc);
+  root.add(data_node("bytes", 0, input, cc));
+  return out;
+}
+
+}  // namespace imsb::dump

@@ -1,0 +1,439 @@
+#include "imsb/dump/decode.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "imsb/dump/render.hpp"
+#include "imsb/mq/chain.hpp"
+#include "imsb/mq/codes.hpp"
+#include "imsb/mq/constants.hpp"
+#include "imsb/mq/mqiih.hpp"
+#include "imsb/mq/mqmd.hpp"
+#include "json_check.hpp"
+#include "vectors.hpp"
+
+namespace imsb::dump {
+namespace {
+
+using namespace imsb::mq;
+
+const std::vector<std::string> mq_samples = {
+    "samples/iih_request_ascii.hex", "samples/iih_request_ebcdic.hex", "samples/request_no_iih.hex",
+    "samples/dead_letter.hex",       "samples/xmit_request.hex",       "samples/iih_bad_struclength.hex"};
+const std::vector<std::string> otma_vectors = {"otma/client_bid.hex",       "otma/cbresynch.hex",
+                                               "otma/cbresynch_ack.hex",    "otma/srvresynch.hex",
+                                               "otma/srvresynch_ack.hex",   "otma/reqresynch.hex",
+                                               "otma/transaction.hex",      "samples/otma_transaction_mq.hex",
+                                               "samples/otma_nak_flood.hex"};
+
+std::vector<std::string> names_of(const node& n) {
+  std::vector<std::string> out;
+  for (const auto& c : n.children) out.push_back(c.name);
+  return out;
+}
+
+const node& child(const node& n, const std::string& name) {
+  for (const auto& c : n.children)
+    if (c.name == name) return c;
+  static const node none;
+  ADD_FAILURE() << "no child " << name << " in " << n.name;
+  return none;
+}
+
+void append_segment(bytes& out, std::string_view text, byte_order order, int ll_delta = 0) {
+  std::uint8_t llzz[4];
+  store_u16(llzz, static_cast<std::uint16_t>(4 + text.size() + ll_delta), order);
+  store_u16(llzz + 2, 0, order);
+  out.insert(out.end(), llzz, llzz + 4);
+  out.insert(out.end(), text.begin(), text.end());
+}
+
+// Every offset a document shows lies inside the input, and data never runs past it.
+void expect_inside(const node& n, std::size_t size) {
+  if (n.offset) {
+    EXPECT_LE(*n.offset, size) << n.name;
+    if (n.kind == node_kind::field || n.kind == node_kind::data || n.kind == node_kind::segment) {
+      EXPECT_LE(*n.offset + n.length, size) << n.name;
+    }
+  }
+  if (n.kind == node_kind::data) {
+    EXPECT_EQ(n.raw.size(), n.length) << n.name;
+  }
+  for (const auto& c : n.children) expect_inside(c, size);
+}
+
+TEST(DumpMessage, AsciiRequestWithMqiih) {
+  const bytes in = test::read_hex_vector("samples/iih_request_ascii.hex");
+  dump_result r = dump_message(in);
+  ASSERT_TRUE(r.ok());
+  const node& doc = r.document;
+  EXPECT_EQ(doc.value, "MQMD > MQIIH > data 'MQIMSVS '");
+  EXPECT_EQ(names_of(doc), (std::vector<std::string>{"MQMD", "MQIIH", "IMS request", "data"}));
+  const node& md = child(doc, "MQMD");
+  EXPECT_EQ(md.length, 364u);
+  EXPECT_EQ(child(md, "MsgType").meaning.substr(0, 12), "MQMT_REQUEST");
+  EXPECT_EQ(child(md, "Report").meaning, "MQRO_EXCEPTION_WITH_DATA + MQRO_PASS_MSG_ID");
+  EXPECT_EQ(child(md, "Persistence").number, 1);
+  const node& iih = child(doc, "MQIIH");
+  EXPECT_EQ(iih.offset, 364u);
+  EXPECT_EQ(child(iih, "Flags").meaning, "MQIIH_PASS_EXPIRATION");
+  EXPECT_EQ(child(iih, "CommitMode").value, "'0'");
+  const node& req = child(doc, "IMS request");
+  EXPECT_EQ(child(req, "trancode").value, "'PART    '");
+  const node& data = child(doc, "data");
+  ASSERT_EQ(data.children.size(), 2u);
+  const node& s1 = data.children[0];
+  EXPECT_EQ(s1.kind, node_kind::segment);
+  EXPECT_EQ(s1.offset, 448u);
+  EXPECT_EQ(child(s1, "LL").number, 21);
+  EXPECT_EQ(child(s1, "text").text, "PART     AN960C10");
+  EXPECT_EQ(data.children[1].offset, 469u);
+  EXPECT_EQ(child(data.children[1], "text").text, "WIDGET, QTY 12");
+  expect_inside(doc, in.size());
+}
+
+TEST(DumpMessage, EbcdicBigEndianRequestReadsLikeTheAsciiOne) {
+  const bytes in = test::read_hex_vector("samples/iih_request_ebcdic.hex");
+  dump_result r = dump_message(in);
+  ASSERT_TRUE(r.ok());
+  const node& md = child(r.document, "MQMD");
+  EXPECT_EQ(child(md, "StrucId").meaning, "EBCDIC");
+  EXPECT_EQ(child(md, "Encoding").number, 785);
+  EXPECT_EQ(child(md, "Format").value, "'MQIMS   '");
+  EXPECT_EQ(child(md, "ReplyToQ").value, "'APP.REPLY" + std::string(39, ' ') + "'");
+  EXPECT_EQ(child(r.document, "MQIIH").value, "Encoding 785, CCSID 500");
+  const node& data = child(r.document, "data");
+  ASSERT_EQ(data.children.size(), 2u);
+  EXPECT_EQ(child(data.children[0], "text").text, "PART     AN960C10");
+  EXPECT_EQ(child(data.children[0], "text").raw.front(), 0xD7);  // EBCDIC 'P'
+  EXPECT_EQ(child(child(r.document, "IMS request"), "trancode").value, "'PART    '");
+}
+
+TEST(DumpMessage, RequestWithoutMqiihTakesTheFormatAsMfsMapName) {
+  dump_result r = dump_message(test::read_hex_vector("samples/request_no_iih.hex"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(names_of(r.document), (std::vector<std::string>{"MQMD", "IMS request", "data"}));
+  EXPECT_EQ(child(child(r.document, "IMS request"), "MFSMapName").value, "'PARTMID '");
+  EXPECT_EQ(child(r.document, "data").children.size(), 2u);
+}
+
+TEST(DumpMessage, DeadLetterShowsTheReasonAndTheSameFindingFromTheValidator) {
+  dump_result r = dump_message(test::read_hex_vector("samples/dead_letter.hex"));
+  ASSERT_TRUE(r.ok());  // a finding is not a decoding error
+  EXPECT_EQ(r.document.value, "MQMD > MQDLH > MQIIH > data 'MQIMSVS '");
+  const node& dlh = child(r.document, "MQDLH");
+  EXPECT_EQ(child(dlh, "Reason").number, 294);
+  EXPECT_EQ(child(dlh, "Reason").meaning, describe_feedback(294));
+  EXPECT_EQ(child(dlh, "DestQName").value, "'IMS.BRIDGE.Q" + std::string(36, ' ') + "'");
+  const node& finding = r.document.children.back();
+  EXPECT_EQ(finding.kind, node_kind::finding);
+  EXPECT_EQ(finding.id, "IMB4006W");
+  EXPECT_EQ(finding.name, "LLZZ[1].LL");
+  EXPECT_EQ(finding.offset, 620u);  // the first LL, after MQMD 364 + MQDLH 172 + MQIIH 84
+  EXPECT_EQ(finding.meaning, describe_feedback(294));
+  // The bad segment is shown as bytes, not lost.
+  const node& data = child(r.document, "data");
+  ASSERT_EQ(data.children.size(), 1u);
+  EXPECT_EQ(data.children[0].name, "rest");
+  EXPECT_EQ(data.children[0].length, 39u);
+}
+
+TEST(DumpMessage, TransmissionQueueMessageNestsTheOriginalMqmd) {
+  dump_result r = dump_message(test::read_hex_vector("samples/xmit_request.hex"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.document.value, "MQMD > MQXQH > MQIIH > data 'MQIMSVS '");
+  const node& xqh = child(r.document, "MQXQH");
+  EXPECT_EQ(child(xqh, "RemoteQMgrName").value, "'QMZ" + std::string(45, ' ') + "'");
+  const node& desc = child(xqh, "MsgDesc");
+  EXPECT_EQ(desc.kind, node_kind::structure);
+  EXPECT_EQ(desc.offset, 324u + 104u);
+  EXPECT_EQ(desc.children.size(), 24u);  // version-1 layout
+  EXPECT_EQ(child(desc, "Format").value, "'MQIMS   '");
+  EXPECT_EQ(child(r.document, "MQIIH").offset, 324u + 428u);
+  EXPECT_EQ(child(r.document, "data").children.size(), 2u);
+}
+
+TEST(DumpMessage, BadStrucLengthStopsWithTheFieldAndItsOffset) {
+  const bytes in = test::read_hex_vector("samples/iih_bad_struclength.hex");
+  dump_result r = dump_message(in);
+  ASSERT_FALSE(r.ok());
+  const node* e = r.error();
+  EXPECT_EQ(e->id, "IMB4002E");
+  EXPECT_EQ(e->name, "MQIIH.StrucLength");
+  EXPECT_EQ(e->offset, 364u + 8u);
+  EXPECT_NE(e->meaning.find("MQRC_IIH_ERROR"), std::string::npos);
+  // What was decoded before it, and the MQIIH's own fields, are still there.
+  EXPECT_EQ(names_of(r.document), (std::vector<std::string>{"MQMD", "MQIIH", "MQIIH.StrucLength"}));
+  EXPECT_EQ(child(child(r.document, "MQIIH"), "StrucLength").number, 80);
+  const std::string text = render_text(r.document);
+  EXPECT_NE(text.find("\nIMB4002E MQIIH.StrucLength at offset 372: "), std::string::npos) << text;
+}
+
+TEST(DumpMessage, SegmentFindingWithoutDeadLetterHeader) {
+  mqmd md;
+  md.format = std::string(MQFMT_IMS);
+  md.encoding = MQENC_NATIVE_LINUX_X86;
+  md.coded_char_set_id = 819;
+  bytes in;
+  encode_mqmd(md, 546, 819, in);
+  mqiih iih;
+  iih.format = std::string(MQFMT_IMS_VAR_STRING);
+  encode_mqiih(iih, 546, 819, in);
+  append_segment(in, "TRAN1 data", byte_order::little);
+  append_segment(in, "", byte_order::little, -4);  // LL 0
+  dump_result r = dump_message(in);
+  ASSERT_TRUE(r.ok());
+  const node& f = r.document.children.back();
+  EXPECT_EQ(f.kind, node_kind::finding);
+  EXPECT_EQ(f.name, "LLZZ[2].LL");
+  EXPECT_EQ(f.offset, 324u + 84u + 14u);
+  EXPECT_EQ(f.meaning, describe_feedback(MQFB_DATA_LENGTH_ZERO));
+  const node& data = child(r.document, "data");
+  ASSERT_EQ(data.children.size(), 2u);  // segment 1, then the 4 bytes of the bad one
+  EXPECT_EQ(data.children[0].kind, node_kind::segment);
+  EXPECT_EQ(data.children[1].name, "rest");
+}
+
+TEST(DumpMessage, FormatOptionForDataWithoutMqmd) {
+  const bytes full = test::read_hex_vector("samples/iih_request_ebcdic.hex");
+  const bytes in(full.begin() + 364, full.end());  // MQIIH and segments, EBCDIC big-endian
+  options o;
+  o.format = "MQIMS";
+  o.encoding = 785;
+  o.ccsid = 500;
+  dump_result r = dump_message(in, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.document.value, "data without MQMD, --format MQIMS > MQIIH > data 'MQIMSVS '");
+  EXPECT_EQ(child(r.document, "data").children.size(), 2u);
+  // Without --format the "IIH " StrucId is found, and the byte order from its Version.
+  dump_result guessed = dump_message(in);
+  ASSERT_TRUE(guessed.ok());
+  EXPECT_EQ(child(guessed.document, "MQIIH").value, "Encoding 785, CCSID 37");
+  EXPECT_EQ(child(child(guessed.document, "data").children[0], "text").text, "PART     AN960C10");
+}
+
+TEST(DumpMessage, VarStringFormatIsJustSegments) {
+  bytes in;
+  append_segment(in, "/DIS TRAN ALL", byte_order::little);
+  options o;
+  o.format = "MQIMSVS";
+  dump_result r = dump_message(in, o);
+  ASSERT_TRUE(r.ok());
+  const node& req = child(r.document, "IMS request");
+  EXPECT_EQ(child(req, "trancode").value, "'/DIS    '");
+  EXPECT_NE(child(req, "trancode").meaning.find("IMS command"), std::string::npos);
+}
+
+TEST(DumpMessage, NoIntegerOrderIsAFinding) {
+  bytes in;
+  append_segment(in, "TRAN1", byte_order::little);
+  options o;
+  o.format = "MQIMSVS";
+  o.encoding = 0;
+  dump_result r = dump_message(in, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.document.children.back().kind, node_kind::finding);
+  EXPECT_NE(r.document.children.back().meaning.find("MQRC_FORMAT_ERROR"), std::string::npos);
+}
+
+TEST(DumpMessage, UserFormatThatIsNotSegmentsIsJustBytes) {
+  options o;
+  o.format = "MYFMT";
+  const std::string text = "hello";
+  dump_result r = dump_message(bytes(text.begin(), text.end()), o);
+  ASSERT_TRUE(r.ok());
+  const node& data = child(r.document, "data");
+  EXPECT_NE(data.meaning.find("not LLZZ segments"), std::string::npos);
+  EXPECT_EQ(child(data, "bytes").text, "hello");
+  for (const auto& c : r.document.children) EXPECT_NE(c.kind, node_kind::finding);
+}
+
+TEST(DumpMessage, PlainBytesAndEmptyInput) {
+  const std::string text = "just text\n";
+  dump_result r = dump_message(bytes(text.begin(), text.end()));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.document.name, "data");
+  EXPECT_EQ(child(r.document, "bytes").text, "just text.");
+  dump_result e = dump_message(bytes{});
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error()->id, "IMB4007E");
+}
+
+TEST(DumpMessage, OtmaGoldenVectors) {
+  for (const auto& v : otma_vectors) {
+    SCOPED_TRACE(v);
+    const bytes in = test::read_hex_vector(v);
+    dump_result r = dump_message(in);  // found by its X'01' architecture level
+    ASSERT_TRUE(r.ok()) << render_text(r.document);
+    EXPECT_EQ(r.document.name, "OTMA message");
+    const node& mci = child(r.document, "OTMA MCI");
+    EXPECT_EQ(mci.children.size(), 15u);
+    EXPECT_EQ(child(mci, "architecture_level").meaning, "OTMA architecture level 1");
+    expect_inside(r.document, in.size());
+    options o;
+    o.otma = true;
+    EXPECT_EQ(render_json(dump_message(in, o).document), render_json(r.document));
+  }
+}
+
+TEST(DumpMessage, OtmaClientBid) {
+  dump_result r = dump_message(test::read_hex_vector("otma/client_bid.hex"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.document.value, "command client_bid");
+  const node& mci = child(r.document, "OTMA MCI");
+  EXPECT_EQ(child(mci, "command_type").meaning, "client_bid");
+  EXPECT_EQ(child(mci, "prefix_flags").meaning, "state_data+security_data");
+  const node& sd = child(r.document, "OTMA state data");
+  EXPECT_EQ(sd.value, "client_bid");
+  EXPECT_EQ(child(sd, "member_name").value, "'CLIENT1         '");
+  const node& se = child(r.document, "OTMA security data");
+  EXPECT_EQ(child(se, "subfield[0].data").kind, node_kind::data);  // the 80-byte UTOKEN
+}
+
+TEST(DumpMessage, OtmaTransactionWithTheBridgesUserData) {
+  dump_result r = dump_message(test::read_hex_vector("samples/otma_transaction_mq.hex"));
+  ASSERT_TRUE(r.ok());
+  const node& sd = child(r.document, "OTMA state data");
+  EXPECT_EQ(child(sd, "sync_flags").meaning, "commit-then-send (CM0), sync level NONE");
+  const node& us = child(r.document, "OTMA user data");
+  EXPECT_EQ(us.value, "the bridge's MQ layout [D]");
+  const node& md = child(us, "mq.mqmd");
+  EXPECT_EQ(md.kind, node_kind::structure);
+  EXPECT_EQ(md.offset, 124u);
+  EXPECT_EQ(child(md, "Format").value, "'MQIMS   '");
+  EXPECT_EQ(child(md, "ReplyToQ").value, "'APP.REPLY" + std::string(39, ' ') + "'");
+  EXPECT_EQ(child(us, "mq.reply_to_format").value, "'MQIMSVS '");
+  EXPECT_EQ(child(us, "mq.iih_flags").meaning, "MQIIH.Flags: MQIIH_PASS_EXPIRATION");
+  const node& ap = child(r.document, "OTMA application data");
+  ASSERT_EQ(ap.children.size(), 2u);
+  EXPECT_EQ(child(ap.children[0], "text").text, "PART     AN960C10");
+}
+
+TEST(DumpMessage, OtmaNakExplainsTheSenseCode) {
+  dump_result r = dump_message(test::read_hex_vector("samples/otma_nak_flood.hex"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.document.meaning.substr(0, 11), "NAK X'0030'");
+  const node& sense = child(child(r.document, "OTMA MCI"), "sense_code");
+  EXPECT_NE(sense.meaning.find("OTMA_SENSE_FLOOD"), std::string::npos);
+  EXPECT_NE(sense.meaning.find("(348)"), std::string::npos);
+}
+
+TEST(DumpMessage, OtmaDecodeErrorKeepsTheSectionsBefore) {
+  bytes in = test::read_hex_vector("otma/transaction.hex");
+  in[102] = 0x7F;  // the security section's length now runs past the buffer
+  dump_result r = dump_message(in);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error()->id, "IMB4002E");
+  EXPECT_EQ(r.error()->name, "OTMA.security_data.length");
+  EXPECT_EQ(r.error()->offset, 102u);
+  EXPECT_EQ(names_of(r.document),
+            (std::vector<std::string>{"OTMA MCI", "OTMA state data", "OTMA.security_data.length"}));
+}
+
+// mqdump walks the header chain one header at a time (so that it can show a partial chain);
+// it must walk exactly as component mq's walk_message_with_mqmd does, on the samples and on
+// thousands of damaged copies of them.
+TEST(DumpMessage, WalksTheChainAsComponentMqDoes) {
+  std::mt19937 rng(20240501);
+  std::size_t compared = 0;
+  for (const auto& v : mq_samples) {
+    const bytes sample = test::read_hex_vector(v);
+    for (int round = 0; round < 400; ++round) {
+      bytes in = sample;
+      if (round > 0) {
+        const int flips = 1 + static_cast<int>(rng() % 3);
+        for (int k = 0; k < flips; ++k) {
+          // Damage the headers (where the chain lives) more often than the data.
+          std::size_t at = rng() % (rng() % 2 ? std::min<std::size_t>(in.size(), 900) : in.size());
+          in[at] = static_cast<std::uint8_t>(rng());
+        }
+        if (rng() % 4 == 0) in.resize(rng() % in.size());
+      }
+      auto walked = walk_message_with_mqmd(in);
+      dump_result r = dump_message(in);
+      const bool md =
+          in.size() >= 4 && r.document.children.size() > 0 && r.document.children[0].name == "MQMD";
+      if (!md) continue;
+      ++compared;
+      SCOPED_TRACE(v + " round " + std::to_string(round));
+      ASSERT_EQ(walked.ok(), r.ok()) << (walked ? "" : walked.error().to_string()) << render_text(r.document);
+      if (!walked) {
+        EXPECT_EQ(r.error()->name, walked.error().field);
+        EXPECT_EQ(r.error()->offset, walked.error().offset);
+        continue;
+      }
+      std::vector<std::pair<std::string, std::size_t>> mine, theirs;
+      for (const auto& c : r.document.children)
+        if (c.name == "MQMD" || c.name == "MQDLH" || c.name == "MQXQH" || c.name == "MQIIH")
+          mine.emplace_back(c.name, *c.offset);
+      for (const auto& h : walked->headers) theirs.emplace_back(std::string(h.struc_name), h.offset);
+      ASSERT_EQ(mine, theirs);
+      const node& data = child(r.document, "data");
+      EXPECT_EQ(data.offset, walked->data_offset);
+      EXPECT_EQ(data.value, "Format " + quote_819(walked->data_format) + ", Encoding " +
+                                std::to_string(walked->data_encoding) + ", CCSID " +
+                                std::to_string(walked->data_ccsid));
+    }
+  }
+  EXPECT_GT(compared, 1500u);
+}
+
+void never_crashes(const bytes& in, const options& o) {
+  dump_result r = dump_message(in, o);
+  expect_inside(r.document, in.size());
+  const std::string t = render_text(r.document);
+  const std::string j = render_json(r.document);
+  EXPECT_FALSE(t.empty());
+  ASSERT_EQ(test::json_error(j), "") << j;
+  if (!r.ok()) {
+    EXPECT_EQ(r.error()->id.substr(0, 4), "IMB4");
+  }
+}
+
+TEST(DumpMessage, EveryTruncationOfEveryVectorDecodesOrStopsCleanly) {
+  std::vector<std::string> all = mq_samples;
+  all.insert(all.end(), otma_vectors.begin(), otma_vectors.end());
+  for (const auto& v : all) {
+    SCOPED_TRACE(v);
+    const bytes full = test::read_hex_vector(v);
+    for (std::size_t n = 0; n <= full.size(); ++n) {
+      const bytes in(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(n));
+      never_crashes(in, {});
+      options o;
+      o.otma = true;
+      never_crashes(in, o);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST(DumpMessage, RandomBytesNeverCrash) {
+  std::mt19937 rng(4002);
+  const std::vector<bytes> starts = {{},
+                                     {'M', 'D', ' ', ' '},
+                                     {0xD4, 0xC4, 0x40, 0x40},
+                                     {'I', 'I', 'H', ' '},
+                                     {'D', 'L', 'H', ' '},
+                                     {'X', 'Q', 'H', ' '},
+                                     {0x01}};
+  for (int i = 0; i < 3000; ++i) {
+    bytes in = starts[static_cast<std::size_t>(i) % starts.size()];
+    const std::size_t n = rng() % 900;
+    for (std::size_t k = 0; k < n; ++k) in.push_back(static_cast<std::uint8_t>(rng()));
+    if (in.size() >= 8 && rng() % 2) in[4] = 1, in[5] = in[6] = in[7] = 0;  // a plausible Version
+    options o;
+    if (rng() % 5 == 0) o.format = "MQIMS";
+    if (rng() % 7 == 0) o.format = "MQIMSVS";
+    if (rng() % 9 == 0) o.otma = true;
+    if (rng() % 3 == 0) o.encoding = static_cast<std::int32_t>(rng());
+    if (rng() % 3 == 0) o.ccsid = static_cast<std::int32_t>(rng() % 1300);
+    never_crashes(in, o);
+    if (HasFatalFailure()) return;
+  }
+}
+
+}  // namespace
+}  // namespace imsb::dump
