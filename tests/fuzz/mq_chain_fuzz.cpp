@@ -125,6 +125,20 @@ constexpr std::int32_t ccsids[] = {819, 37, 500, 1047, 1140, 1208, 0, 1};
 
 }  // namespace
 
+// The partial walk returns the headers decoded before a failure; the all-or-nothing walk is built on
+// it, so both must agree: same error (field, offset, code), and the same headers when it succeeds.
+void check_partial(const chain_walk& partial, const result<header_chain>& whole, bytes_view msg) {
+  require(partial.error.has_value() != whole.ok());
+  if (partial.error) {
+    require(partial.error->field == whole.error().field && partial.error->offset == whole.error().offset &&
+            partial.error->code == whole.error().code);
+    check_chain(partial.chain, msg);  // the headers before the failure still tile the buffer
+  } else {
+    require(partial.chain.headers.size() == whole->headers.size() &&
+            partial.chain.data_offset == whole->data_offset);
+  }
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const bytes_view msg(data, size);
 
@@ -135,6 +149,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } else {
     require(!whole.error().field.empty() && whole.error().offset <= size);
   }
+  check_partial(walk_message_with_mqmd_partial(msg), whole, msg);
 
   if (size >= 2) {
     const std::string_view format = formats[data[0] % 4];
@@ -148,6 +163,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       require(!chain.error().field.empty() && chain.error().offset <= rest.size());
       require(chain.error().code.category() == mqrc_category());
     }
+    check_partial(walk_chain_partial(rest, format, encoding, ccsid), chain, rest);
     // The printer's path: every field of every layout that fits.
     for (const layout* l : {&mqmd_layout(2), &mqiih_layout(), &mqdlh_layout(), &mqxqh_layout()}) {
       for (const field_value& f : decode_fields(*l, rest, encoding, ccsid)) {

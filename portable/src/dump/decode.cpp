@@ -26,49 +26,6 @@ namespace {
 
 using mq::same_format;
 
-constexpr std::uint8_t ascii_ids[][4] = {
-    {'M', 'D', ' ', ' '}, {'D', 'L', 'H', ' '}, {'X', 'Q', 'H', ' '}, {'I', 'I', 'H', ' '}};
-constexpr std::uint8_t ebcdic_ids[][4] = {
-    {0xD4, 0xC4, 0x40, 0x40}, {0xC4, 0xD3, 0xC8, 0x40}, {0xE7, 0xD8, 0xC8, 0x40}, {0xC9, 0xC9, 0xC8, 0x40}};
-enum struc_index { md_id = 0, dlh_id = 1, xqh_id = 2, iih_id = 3 };
-
-enum class family { none, ascii, ebcdic };
-
-family struc_id_at(bytes_view in, struc_index which) {
-  if (in.size() < 4) return family::none;
-  bool a = true, e = true;
-  for (std::size_t i = 0; i < 4; ++i) {
-    a = a && in[i] == ascii_ids[which][i];
-    e = e && in[i] == ebcdic_ids[which][i];
-  }
-  return a ? family::ascii : e ? family::ebcdic : family::none;
-}
-
-// Bytes alone do not say how a header is encoded: the StrucId gives the character family and a
-// Version of 1 or 2 read one way or the other gives the byte order — the same rule as
-// mq::walk_message_with_mqmd [D] (a unit test checks that the two agree).
-std::int32_t guess_encoding(bytes_view in, family fam) {
-  std::int32_t enc = fam == family::ebcdic ? mq::MQENC_NATIVE_ZOS : mq::MQENC_NATIVE_LINUX_X86;
-  if (in.size() >= 8) {
-    const std::int32_t big = load_i32(in.data() + 4, byte_order::big);
-    const std::int32_t little = load_i32(in.data() + 4, byte_order::little);
-    if (big == 1 || big == 2)
-      enc = fam == family::ebcdic ? mq::MQENC_NATIVE_ZOS : mq::MQENC_S390_LINUX;
-    else if (little == 1 || little == 2)
-      enc = mq::MQENC_NATIVE_LINUX_X86;
-  }
-  return enc;
-}
-std::int32_t guess_ccsid(family fam) {
-  return fam == family::ebcdic ? codepage::ccsid_037 : codepage::ccsid_819;
-}
-
-// What the header chain rules inherit when a field says nothing (mq/chain.hpp [D]).
-std::int32_t next_encoding(std::int32_t field, std::int32_t current) {
-  return encoding_integer_known(field) ? field : current;
-}
-std::int32_t next_ccsid(std::int32_t field, std::int32_t current) { return field > 0 ? field : current; }
-
 std::string describing(std::int32_t enc, std::int32_t ccsid) {
   return "Encoding " + std::to_string(enc) + ", CCSID " + std::to_string(ccsid);
 }
@@ -216,92 +173,70 @@ void data_section(node& root, bytes_view msg, const mq::header_chain& chain, con
   root.add(std::move(f));
 }
 
-// Walks the header chain from `format` at `offset`, one header at a time so that a header that does
-// not decode still leaves the ones before it (and its own fields that fit) in the document. The
-// rules are mq::walk_chain's; a unit test checks that both walk every vector alike.
-void mq_chain(node& root, bytes_view msg, std::size_t offset, std::string format, std::int32_t enc,
-              std::int32_t cc, bridge_view bv, std::string& path) {
-  mq::header_chain chain;
-  for (;;) {
-    const bytes_view rest = msg.sub(offset);
-    const mq::layout* l = nullptr;
-    if (same_format(format, mq::MQFMT_DEAD_LETTER_HEADER))
-      l = &mq::mqdlh_layout();
-    else if (same_format(format, mq::MQFMT_XMIT_Q_HEADER))
-      l = &mq::mqxqh_layout();
-    else if (same_format(format, mq::MQFMT_IMS))
-      l = &mq::mqiih_layout();
-    else
-      break;
-
-    node h = mq_header_node(*l, msg, offset, enc, cc);
-    h.value = describing(enc, cc);
-    path += " > " + std::string(l->struc_name);
-    decode_error err;
-    bool ok = true;
-    if (l == &mq::mqdlh_layout()) {
-      auto r = mq::decode_mqdlh(rest, enc, cc);
-      if ((ok = r.ok())) {
-        enc = next_encoding(r->encoding, enc);
-        cc = next_ccsid(r->coded_char_set_id, cc);
-        format = r->format;
-      } else {
-        err = r.error();
-      }
-    } else if (l == &mq::mqxqh_layout()) {
-      auto r = mq::decode_mqxqh(rest, enc, cc);
-      if ((ok = r.ok())) {
-        enc = next_encoding(r->msg_desc.encoding, enc);
-        cc = next_ccsid(r->msg_desc.coded_char_set_id, cc);
-        format = r->msg_desc.format;
-      } else {
-        err = r.error();
-      }
-    } else {
-      auto r = mq::decode_mqiih(rest, enc, cc);
-      // The data after an MQIIH is in the MQIIH's encoding and CCSID (spec/mq.md §1.4 [C]).
-      if ((ok = r.ok()))
-        format = r->format;
-      else
-        err = r.error();
-    }
-    root.add(std::move(h));
-    if (!ok) {
-      root.add(error_node(msg::IMB4002E, err, offset));
-      return;
-    }
-    offset += l->length;
-    if (l != &mq::mqiih_layout()) bv = {offset, format, enc, cc};
-  }
-  chain.data_offset = offset;
-  chain.data_encoding = enc;
-  chain.data_ccsid = cc;
-  chain.data_format = codepage::pad_field(format, mq::MQ_FORMAT_LENGTH);
-  path += " > data " + quote_819(chain.data_format);
-  data_section(root, msg, chain, bv);
+const mq::layout& layout_of(const mq::chain_header& h) {
+  if (const auto* md = std::get_if<mq::mqmd>(&h.value)) return mq::mqmd_layout(md->version);
+  if (std::holds_alternative<mq::mqdlh>(h.value)) return mq::mqdlh_layout();
+  if (std::holds_alternative<mq::mqxqh>(h.value)) return mq::mqxqh_layout();
+  return mq::mqiih_layout();
 }
 
-void mq_with_mqmd(node& root, bytes_view msg, family fam) {
-  const std::int32_t enc = guess_encoding(msg, fam);
-  const std::int32_t cc = guess_ccsid(fam);
-  std::int32_t version = 1;
-  if (msg.size() >= 8) version = load_i32(msg.data() + 4, integer_order(enc));
-  const mq::layout& l = mq::mqmd_layout(version);
-  node h = mq_header_node(l, msg, 0, enc, cc);
-  h.value = describing(enc, cc) + " (from its StrucId and Version)";
-  root.add(std::move(h));
-  std::string path = "MQMD";
-  auto md = mq::decode_mqmd(msg, enc, cc);
-  if (!md) {
-    root.add(error_node(msg::IMB4002E, md.error(), 0));
-    root.value = path;
+// The bridge validates what follows the last MQMD, MQDLH or MQXQH: an MQIIH, or the data. `start`
+// is where a walk that has neither began.
+bridge_view bridge_start(const mq::header_chain& chain, bridge_view start) {
+  for (std::size_t i = chain.headers.size(); i-- > 0;) {
+    const mq::chain_header& h = chain.headers[i];
+    if (std::holds_alternative<mq::mqiih>(h.value)) continue;
+    const std::size_t end = h.offset + h.length;
+    if (i + 1 == chain.headers.size()) return {end, chain.data_format, chain.data_encoding, chain.data_ccsid};
+    const mq::chain_header& iih = chain.headers[i + 1];
+    return {end, std::string(mq::MQFMT_IMS), iih.encoding, iih.ccsid};
+  }
+  return start;
+}
+
+// Shows what mq::walk_*_partial decoded: every header, then the data after the last one or — when a
+// header did not decode — that header's fields that fit and the error.
+void mq_chain(node& root, bytes_view msg, const mq::chain_walk& walk, bridge_view start, std::string& path) {
+  const mq::header_chain& chain = walk.chain;
+  for (const mq::chain_header& h : chain.headers) {
+    node n = mq_header_node(layout_of(h), msg, h.offset, h.encoding, h.ccsid);
+    n.value = describing(h.encoding, h.ccsid);
+    if (std::holds_alternative<mq::mqmd>(h.value))
+      n.value += " (from its StrucId and Version)";
+    else
+      path += " > " + std::string(h.struc_name);
+    root.add(std::move(n));
+  }
+  if (walk.error) {
+    // The chain's data_* describe the header that did not decode.
+    if (const mq::layout* l = mq::chain_header_layout(chain.data_format)) {
+      node h = mq_header_node(*l, msg, chain.data_offset, chain.data_encoding, chain.data_ccsid);
+      h.value = describing(chain.data_encoding, chain.data_ccsid);
+      path += " > " + std::string(l->struc_name);
+      root.add(std::move(h));
+    }
+    root.add(error_node(msg::IMB4002E, *walk.error, 0));
     return;
   }
-  const std::size_t md_length = mq::mqmd_layout(md->version).length;
-  const std::int32_t data_enc = next_encoding(md->encoding, enc);
-  const std::int32_t data_cc = next_ccsid(md->coded_char_set_id, cc);
-  mq_chain(root, msg, md_length, md->format, data_enc, data_cc, {md_length, md->format, data_enc, data_cc},
-           path);
+  path += " > data " + quote_819(chain.data_format);
+  data_section(root, msg, chain, bridge_start(chain, start));
+}
+
+void mq_with_mqmd(node& root, bytes_view msg) {
+  const mq::chain_walk walk = mq::walk_message_with_mqmd_partial(msg);
+  std::string path = "MQMD";
+  if (walk.error && walk.chain.headers.empty()) {
+    // The MQMD itself did not decode: its fields that fit, read as its StrucId and Version suggest.
+    const mq::header_chain& c = walk.chain;
+    std::int32_t version = 1;
+    if (msg.size() >= 8) version = load_i32(msg.data() + 4, integer_order(c.data_encoding));
+    node h = mq_header_node(mq::mqmd_layout(version), msg, 0, c.data_encoding, c.data_ccsid);
+    h.value = describing(c.data_encoding, c.data_ccsid) + " (from its StrucId and Version)";
+    root.add(std::move(h));
+    root.add(error_node(msg::IMB4002E, *walk.error, 0));
+  } else {
+    mq_chain(root, msg, walk, {}, path);
+  }
   root.value = path;
 }
 
@@ -309,7 +244,7 @@ void mq_without_mqmd(node& root, bytes_view msg, const std::string& format, std:
                      const std::string& how) {
   std::string path = "data without MQMD, " + how;
   std::string padded = codepage::pad_field(format, mq::MQ_FORMAT_LENGTH);
-  mq_chain(root, msg, 0, padded, enc, cc, {0, padded, enc, cc}, path);
+  mq_chain(root, msg, mq::walk_chain_partial(msg, padded, enc, cc), {0, padded, enc, cc}, path);
   root.value = path;
 }
 
@@ -457,11 +392,19 @@ std::string state_field_meaning(const otma::state_data& sd, const std::string& n
 // MQMD found in bytes.
 void mq_user_data_nodes(node& us, bytes_view buffer, std::size_t section_offset) {
   const std::size_t md_offset = section_offset + 8;
-  bytes_view md_bytes = buffer.sub(md_offset, otma::mqmd_v1_size);
-  family fam = struc_id_at(md_bytes, md_id);
-  if (fam == family::none) fam = family::ebcdic;
-  const std::int32_t enc = guess_encoding(md_bytes, fam);
-  const std::int32_t cc = guess_ccsid(fam);
+  const bytes_view md_bytes = buffer.sub(md_offset, otma::mqmd_v1_size);
+  auto how = mq::detect_header_encoding(md_bytes, mq::MQMD_STRUC_ID);
+  if (!how) {
+    // A StrucId that is not "MD  " is taken for the EBCDIC one our layout puts there [D], its Version
+    // still giving the byte order.
+    std::uint8_t start[8] = {0xD4, 0xC4, 0x40, 0x40, 0, 0, 0, 0};  // "MD  " in EBCDIC, then Version
+    const bytes_view version = md_bytes.sub(4, 4);
+    for (std::size_t i = 0; i < version.size(); ++i) start[4 + i] = version[i];
+    how = mq::detect_header_encoding(bytes_view(start, sizeof start), mq::MQMD_STRUC_ID);
+  }
+  // Too short or a Version that is neither 1 nor 2 in either byte order: z/OS's 785 and 037 [D].
+  const std::int32_t enc = how ? how->encoding : 785;
+  const std::int32_t cc = how ? how->ccsid : 37;
   for (auto& c : us.children) {
     if (c.name == "mq.mqmd") {
       node md = mq_header_node(mq::mqmd_layout(1), buffer, md_offset, enc, cc);
@@ -646,20 +589,22 @@ dump_result dump_message(bytes_view input, const options& opts) {
     otma_document(root, input, opts.ccsid.value_or(codepage::ccsid_037));
     return out;
   }
-  if (family fam = struc_id_at(input, md_id); fam != family::none) {
-    mq_with_mqmd(root, input, fam);
+  if (mq::detect_header_encoding(input, mq::MQMD_STRUC_ID)) {
+    mq_with_mqmd(root, input);
     return out;
   }
   if (opts.format) {
     mq_without_mqmd(root, input, *opts.format, enc, cc, "--format " + *opts.format);
     return out;
   }
-  static constexpr std::pair<struc_index, std::string_view> chain_starts[] = {
-      {dlh_id, mq::MQFMT_DEAD_LETTER_HEADER}, {xqh_id, mq::MQFMT_XMIT_Q_HEADER}, {iih_id, mq::MQFMT_IMS}};
-  for (const auto& [id, format] : chain_starts) {
-    if (family fam = struc_id_at(input, id); fam != family::none) {
-      const std::int32_t e = opts.encoding.value_or(guess_encoding(input, fam));
-      const std::int32_t c = opts.ccsid.value_or(guess_ccsid(fam));
+  static constexpr std::pair<std::string_view, std::string_view> chain_starts[] = {
+      {mq::MQDLH_STRUC_ID, mq::MQFMT_DEAD_LETTER_HEADER},
+      {mq::MQXQH_STRUC_ID, mq::MQFMT_XMIT_Q_HEADER},
+      {mq::MQIIH_STRUC_ID, mq::MQFMT_IMS}};
+  for (const auto& [struc_id, format] : chain_starts) {
+    if (auto how = mq::detect_header_encoding(input, struc_id)) {
+      const std::int32_t e = opts.encoding.value_or(how->encoding);
+      const std::int32_t c = opts.ccsid.value_or(how->ccsid);
       mq_without_mqmd(root, input, std::string(format), e, c,
                       "starts with " + format_name(format) + "'s header");
       return out;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "imsb/mq/codes.hpp"
 #include "imsb/mq/constants.hpp"
@@ -309,6 +310,192 @@ TEST(MqChain, NotAnMqmd) {
   auto empty = walk_message_with_mqmd(bytes_view());
   ASSERT_FALSE(empty.ok());
   EXPECT_EQ(empty.error().field, "MQMD.StrucId");
+}
+
+TEST(MqChainPartial, KeepsTheHeadersBeforeTheFailure) {
+  // The MQDLH says MQIMS but what follows is not an MQIIH.
+  dlh_message m = make_dlh_message();
+  m.msg[536] = 0x00;
+  const chain_walk w = walk_message_with_mqmd_partial(m.msg);
+  ASSERT_TRUE(w.error.has_value());
+  EXPECT_EQ(w.error->code, make_mqrc(MQRC_IIH_ERROR));
+  EXPECT_EQ(w.error->field, "MQIIH.StrucId");
+  EXPECT_EQ(w.error->offset, 536u);  // within the whole message, not the MQIIH
+  ASSERT_EQ(w.chain.headers.size(), 2u);
+  EXPECT_EQ(w.chain.headers[0].struc_name, "MQMD");
+  EXPECT_EQ(std::get<mqmd>(w.chain.headers[0].value), m.md);
+  EXPECT_EQ(w.chain.headers[1].struc_name, "MQDLH");
+  EXPECT_EQ(w.chain.headers[1].offset, 364u);
+  EXPECT_EQ(std::get<mqdlh>(w.chain.headers[1].value), m.dlh);
+  // data_* describe the header that did not decode, as the MQDLH describes it.
+  EXPECT_EQ(w.chain.data_offset, 536u);
+  EXPECT_EQ(w.chain.data_encoding, 785);
+  EXPECT_EQ(w.chain.data_ccsid, 500);
+  EXPECT_EQ(w.chain.data_format, "MQIMS   ");
+  EXPECT_EQ(chain_header_layout(w.chain.data_format), &mqiih_layout());
+}
+
+TEST(MqChainPartial, ErrorOffsetsAreAbsoluteInTheWalkedBuffer) {
+  // Data without an MQMD: MQDLH → MQXQH → MQIIH whose StrucLength is wrong.
+  mqdlh dlh;
+  dlh.format = std::string(MQFMT_XMIT_Q_HEADER);
+  mqxqh xqh;
+  xqh.msg_desc.format = std::string(MQFMT_IMS);
+  xqh.msg_desc.encoding = 273;
+  xqh.msg_desc.coded_char_set_id = 819;
+  bytes msg;
+  encode_mqdlh(dlh, 785, 37, msg);
+  encode_mqxqh(xqh, 785, 37, msg);
+  encode_mqiih(iih_for(MQFMT_NONE), 273, 819, msg);
+  store_i32(msg.data() + 172 + 428 + 8, 83, byte_order::big);
+
+  const chain_walk w = walk_chain_partial(msg, "MQDEAD", 785, 37);
+  ASSERT_TRUE(w.error.has_value());
+  EXPECT_EQ(w.error->field, "MQIIH.StrucLength");
+  EXPECT_EQ(w.error->offset, 172u + 428u + 8u);
+  ASSERT_EQ(w.chain.headers.size(), 2u);
+  EXPECT_EQ(w.chain.headers[0].struc_name, "MQDLH");
+  EXPECT_EQ(w.chain.headers[0].offset, 0u);
+  EXPECT_EQ(w.chain.headers[1].struc_name, "MQXQH");
+  EXPECT_EQ(w.chain.headers[1].offset, 172u);
+  EXPECT_EQ(std::get<mqxqh>(w.chain.headers[1].value), xqh);
+  EXPECT_EQ(w.chain.data_offset, 600u);
+  EXPECT_EQ(w.chain.data_encoding, 273);
+  EXPECT_EQ(w.chain.data_ccsid, 819);
+
+  // The all-or-nothing walks report the same error, at the same offset.
+  auto r = walk_chain(msg, "MQDEAD", 785, 37);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().field, w.error->field);
+  EXPECT_EQ(r.error().offset, w.error->offset);
+
+  // Behind an MQMD the same failure is 324 bytes further on.
+  mqmd md;
+  md.format = std::string(MQFMT_DEAD_LETTER_HEADER);
+  md.encoding = 785;
+  md.coded_char_set_id = 37;
+  bytes with_md;
+  encode_mqmd(md, 785, 37, with_md);
+  with_md.insert(with_md.end(), msg.begin(), msg.end());
+  const chain_walk m = walk_message_with_mqmd_partial(with_md);
+  ASSERT_TRUE(m.error.has_value());
+  EXPECT_EQ(m.error->offset, 324u + 172u + 428u + 8u);
+  ASSERT_EQ(m.chain.headers.size(), 3u);
+  EXPECT_EQ(m.chain.headers[2].offset, 324u + 172u);
+  EXPECT_EQ(m.chain.data_offset, 324u + 600u);
+}
+
+TEST(MqChainPartial, ACleanWalkHasNoErrorAndTheWholeChain) {
+  const dlh_message m = make_dlh_message();
+  const chain_walk w = walk_message_with_mqmd_partial(m.msg);
+  EXPECT_FALSE(w.error.has_value());
+  auto r = walk_message_with_mqmd(m.msg);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(w.chain.headers.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(w.chain.headers[i].struc_name, r->headers[i].struc_name);
+    EXPECT_EQ(w.chain.headers[i].offset, r->headers[i].offset);
+  }
+  EXPECT_EQ(std::get<mqiih>(w.chain.headers[2].value), m.iih);
+  EXPECT_EQ(w.chain.data_offset, 620u);
+  EXPECT_EQ(w.chain.data_format, "MQIMSVS ");
+
+  const chain_walk none = walk_chain_partial(bytes_view(), "MQSTR", 546, 819);
+  EXPECT_FALSE(none.error.has_value());
+  EXPECT_TRUE(none.chain.headers.empty());
+  EXPECT_EQ(none.chain.data_format, "MQSTR   ");
+}
+
+TEST(MqChainPartial, EveryTruncationKeepsWhatFits) {
+  const dlh_message m = make_dlh_message();
+  for (std::size_t n = 0; n <= m.msg.size(); ++n) {
+    SCOPED_TRACE(n);
+    const bytes_view cut = bytes_view(m.msg).sub(0, n);
+    const chain_walk w = walk_message_with_mqmd_partial(cut);
+    const std::size_t decoded = n < 364 ? 0 : n < 536 ? 1 : n < 620 ? 2 : 3;
+    const std::size_t stopped_at = n < 364 ? 0 : n < 536 ? 364 : 536;
+    ASSERT_EQ(w.chain.headers.size(), decoded);
+    EXPECT_EQ(w.error.has_value(), n < 620);
+    auto r = walk_message_with_mqmd(cut);
+    EXPECT_EQ(r.ok(), !w.error.has_value());
+    if (w.error) {
+      EXPECT_EQ(w.chain.data_offset, stopped_at);
+      EXPECT_EQ(r.error().code, w.error->code);
+      EXPECT_EQ(r.error().field, w.error->field);
+      EXPECT_EQ(r.error().offset, w.error->offset);
+      EXPECT_GE(w.error->offset, stopped_at);
+      EXPECT_LE(w.error->offset, n);
+    }
+  }
+}
+
+TEST(MqChainPartial, AnMqmdThatDoesNotDecodeLeavesWhatItWasReadAs) {
+  bytes msg;
+  encode_mqmd(test::sample_mqmd(2), 785, 37, msg);
+  store_i32(msg.data() + 4, 3, byte_order::big);  // Version 3
+  const chain_walk w = walk_message_with_mqmd_partial(msg);
+  ASSERT_TRUE(w.error.has_value());
+  EXPECT_EQ(w.error->field, "MQMD.Version");
+  EXPECT_EQ(w.error->offset, 4u);
+  EXPECT_TRUE(w.chain.headers.empty());
+  EXPECT_EQ(w.chain.data_offset, 0u);
+  EXPECT_EQ(w.chain.data_encoding, 785);  // EBCDIC StrucId; Version 3 shows no byte order
+  EXPECT_EQ(w.chain.data_ccsid, 37);
+  EXPECT_EQ(w.chain.data_format, std::string(MQFMT_NONE));
+
+  const chain_walk not_md = walk_message_with_mqmd_partial(bytes{'D', 'L', 'H', ' ', 0, 0, 0, 1});
+  ASSERT_TRUE(not_md.error.has_value());
+  EXPECT_EQ(not_md.error->field, "MQMD.StrucId");
+  EXPECT_EQ(not_md.chain.data_encoding, 546);
+  EXPECT_EQ(not_md.chain.data_ccsid, 819);
+}
+
+TEST(MqChain, HeaderEncodingIsDetectedFromStrucIdAndVersion) {
+  struct {
+    std::int32_t encoding;
+    std::int32_t ccsid;
+    std::int32_t detected_encoding;
+    std::int32_t detected_ccsid;
+  } cases[] = {{546, 819, 546, 819}, {273, 819, 273, 819}, {785, 37, 785, 37},
+               {785, 500, 785, 37},  {546, 37, 546, 37},   {273, 1047, 785, 37}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::to_string(c.encoding) + "/" + std::to_string(c.ccsid));
+    bytes dlh, xqh, iih;
+    encode_mqdlh(mqdlh{}, c.encoding, c.ccsid, dlh);
+    encode_mqxqh(mqxqh{}, c.encoding, c.ccsid, xqh);
+    encode_mqiih(mqiih{}, c.encoding, c.ccsid, iih);
+    for (const auto& [in, id] : {std::pair{&dlh, MQDLH_STRUC_ID}, std::pair{&xqh, MQXQH_STRUC_ID},
+                                 std::pair{&iih, MQIIH_STRUC_ID}}) {
+      auto d = detect_header_encoding(*in, id);
+      ASSERT_TRUE(d.has_value()) << id;
+      EXPECT_EQ(d->encoding, c.detected_encoding) << id;
+      EXPECT_EQ(d->ccsid, c.detected_ccsid) << id;
+    }
+    EXPECT_FALSE(detect_header_encoding(dlh, MQIIH_STRUC_ID).has_value());
+    EXPECT_FALSE(detect_header_encoding(iih, MQMD_STRUC_ID).has_value());
+  }
+  // No Version to read, or one that is neither 1 nor 2 either way: the family's usual platform.
+  auto ascii = detect_header_encoding(bytes{'I', 'I', 'H', ' '}, MQIIH_STRUC_ID);
+  ASSERT_TRUE(ascii.has_value());
+  EXPECT_EQ(ascii->encoding, 546);
+  EXPECT_EQ(ascii->ccsid, 819);
+  auto ebcdic = detect_header_encoding(bytes{0xC9, 0xC9, 0xC8, 0x40, 0, 0, 0, 3}, MQIIH_STRUC_ID);
+  ASSERT_TRUE(ebcdic.has_value());
+  EXPECT_EQ(ebcdic->encoding, 785);
+  EXPECT_EQ(ebcdic->ccsid, 37);
+  auto big3 = detect_header_encoding(bytes{'M', 'D', ' ', ' ', 0, 0, 0, 3}, MQMD_STRUC_ID);
+  ASSERT_TRUE(big3.has_value());
+  EXPECT_EQ(big3->encoding, 546);
+  EXPECT_FALSE(detect_header_encoding(bytes{'M', 'D', ' '}, MQMD_STRUC_ID).has_value());
+  EXPECT_FALSE(detect_header_encoding(bytes_view(), MQMD_STRUC_ID).has_value());
+}
+
+TEST(MqChain, ChainHeaderLayoutFollowsTheFormat) {
+  EXPECT_EQ(chain_header_layout(MQFMT_DEAD_LETTER_HEADER), &mqdlh_layout());
+  EXPECT_EQ(chain_header_layout("MQXMIT"), &mqxqh_layout());
+  EXPECT_EQ(chain_header_layout(std::string_view("MQIMS\0\0\0", 8)), &mqiih_layout());
+  for (std::string_view f : {MQFMT_IMS_VAR_STRING, MQFMT_STRING, MQFMT_NONE, std::string_view("DFSMO1  ")})
+    EXPECT_EQ(chain_header_layout(f), nullptr) << f;
 }
 
 TEST(MqChain, SameFormat) {
