@@ -202,9 +202,18 @@ std::string get_field(bytes_view field, std::int32_t ccsid) {
 void put_field(std::uint8_t* dst, std::size_t n, std::string_view value_819, std::int32_t ccsid) {
   std::size_t nul = value_819.find('\0');
   if (nul != std::string_view::npos) value_819 = value_819.substr(0, nul);
-  conversion c = convert(bytes_view::of(value_819), ccsid_819, ccsid);
   std::size_t i = 0;
-  for (; i < n && i < c.out.size(); ++i) dst[i] = c.out[i];
+  if (ccsid == ccsid_1208 || !supported(ccsid)) {
+    // Multi-byte target (or an unsupported CCSID, which convert() leaves empty): the general path.
+    conversion c = convert(bytes_view::of(value_819), ccsid_819, ccsid);
+    for (; i < n && i < c.out.size(); ++i) dst[i] = c.out[i];
+  } else {
+    // Single-byte target: one character per byte, no allocation (header fields are on the hot path).
+    for (; i < n && i < value_819.size(); ++i) {
+      int b = from_unicode(static_cast<std::uint8_t>(value_819[i]), ccsid);
+      dst[i] = b < 0 ? substitute(ccsid) : static_cast<std::uint8_t>(b);
+    }
+  }
   for (; i < n; ++i) dst[i] = blank(ccsid);
 }
 
