@@ -43,11 +43,16 @@ const sbcs* ebcdic_table(std::int32_t ccsid) noexcept {
   static const sbcs t1047{kEbcdic1047, &kReverse1047};
   static const sbcs t1140{kEbcdic1140, &kReverse1140};
   switch (ccsid) {
-    case ccsid_037: return &t037;
-    case ccsid_500: return &t500;
-    case ccsid_1047: return &t1047;
-    case ccsid_1140: return &t1140;
-    default: return nullptr;
+    case ccsid_037:
+      return &t037;
+    case ccsid_500:
+      return &t500;
+    case ccsid_1047:
+      return &t1047;
+    case ccsid_1140:
+      return &t1140;
+    default:
+      return nullptr;
   }
 }
 
@@ -206,7 +211,12 @@ void put_field(std::uint8_t* dst, std::size_t n, std::string_view value_819, std
   if (ccsid == ccsid_1208 || !supported(ccsid)) {
     // Multi-byte target (or an unsupported CCSID, which convert() leaves empty): the general path.
     conversion c = convert(bytes_view::of(value_819), ccsid_819, ccsid);
-    for (; i < n && i < c.out.size(); ++i) dst[i] = c.out[i];
+    std::size_t len = c.out.size() < n ? c.out.size() : n;
+    // Never cut a UTF-8 sequence in two: back up to the start of the last whole character.
+    if (ccsid == ccsid_1208 && len < c.out.size()) {
+      while (len > 0 && (c.out[len] & 0xC0) == 0x80) --len;
+    }
+    for (; i < len; ++i) dst[i] = c.out[i];
   } else {
     // Single-byte target: one character per byte, no allocation (header fields are on the hot path).
     for (; i < n && i < value_819.size(); ++i) {

@@ -40,7 +40,8 @@ TEST_P(ebcdic_page, matches_glibc_reference_in_both_directions) {
   auto ref = load_reference(GetParam().file);
   ASSERT_EQ(ref.size(), 256u);
   for (const auto& [byte, code] : ref) {
-    EXPECT_EQ(cp::to_unicode(static_cast<std::uint8_t>(byte), GetParam().ccsid), static_cast<std::int32_t>(code))
+    EXPECT_EQ(cp::to_unicode(static_cast<std::uint8_t>(byte), GetParam().ccsid),
+              static_cast<std::int32_t>(code))
         << "byte " << byte;
     EXPECT_EQ(cp::from_unicode(code, GetParam().ccsid), byte) << "U+" << std::hex << code;
     // Through the text conversion API as well: EBCDIC -> UTF-8 -> EBCDIC.
@@ -76,7 +77,9 @@ TEST_P(ebcdic_page, every_latin1_character_round_trips_or_is_flagged) {
 INSTANTIATE_TEST_SUITE_P(pages, ebcdic_page,
                          ::testing::Values(page{37, "ibm037.txt"}, page{500, "ibm500.txt"},
                                            page{1047, "ibm1047.txt"}, page{1140, "ibm1140.txt"}),
-                         [](const ::testing::TestParamInfo<page>& p) { return "ccsid_" + std::to_string(p.param.ccsid); });
+                         [](const ::testing::TestParamInfo<page>& p) {
+                           return "ccsid_" + std::to_string(p.param.ccsid);
+                         });
 
 TEST(codepage, names_use_invariant_characters) {
   // spec/otma-xcf.md §6.2: these are the same in 037, 500, 1047 and 1140.
@@ -144,6 +147,10 @@ TEST(codepage, fixed_fields_have_mqchar_semantics) {
   EXPECT_EQ(cp::field_value("QM1     "), "QM1");
   EXPECT_EQ(cp::field_value(std::string("QM1\0xx  ", 8)), "QM1");
   EXPECT_EQ(cp::field_value("        "), "");
+  cp::put_field(buf, 4, "ABC\xe9", cp::ccsid_1208);  // e-acute is 2 bytes in UTF-8: not cut in two
+  EXPECT_EQ(imsb::to_hex(bytes_view(buf, 4)), "41424320");
+  cp::put_field(buf, 5, "ABC\xe9", cp::ccsid_1208);
+  EXPECT_EQ(imsb::to_hex(bytes_view(buf, 5)), "414243C3A9");
   EXPECT_EQ(cp::pad_field("AB", 4), "AB  ");
   EXPECT_EQ(cp::pad_field("ABCDEF", 4), "ABCD");
 }

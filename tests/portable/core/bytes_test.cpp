@@ -17,8 +17,15 @@ TEST(bytes, explicit_byte_order_loads_and_stores) {
   EXPECT_EQ(to_hex(bytes_view(out, 4)), "FFFFFFFE");
   store_i32(out, 546, byte_order::little);
   EXPECT_EQ(to_hex(bytes_view(out, 4)), "22020000");
-  store_i16(out, -1, byte_order::little);
-  EXPECT_EQ(load_i16(out, byte_order::big), -1);
+  store_u16(out, 0x1234, byte_order::big);
+  EXPECT_EQ(to_hex(bytes_view(out, 2)), "1234");
+  store_u16(out, 0x1234, byte_order::little);
+  EXPECT_EQ(to_hex(bytes_view(out, 2)), "3412");
+  store_u32(out, 0x01020304, byte_order::big);
+  EXPECT_EQ(to_hex(bytes_view(out, 4)), "01020304");
+  store_i16(out, -2, byte_order::little);
+  EXPECT_EQ(to_hex(bytes_view(out, 2)), "FEFF");
+  EXPECT_EQ(load_i16(out, byte_order::little), -2);
   const std::uint8_t neg[] = {0x80, 0x00};
   EXPECT_EQ(load_i16(neg, byte_order::big), -32768);
 }
@@ -59,5 +66,6 @@ TEST(result, holds_value_or_error_naming_field_and_offset) {
                                  "found 2, expected 1"};
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().offset, 4u);
-  EXPECT_NE(bad.error().to_string().find("MQIIH.Version at offset 4: found 2, expected 1"), std::string::npos);
+  EXPECT_NE(bad.error().to_string().find("MQIIH.Version at offset 4: found 2, expected 1"),
+            std::string::npos);
 }
