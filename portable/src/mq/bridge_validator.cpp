@@ -3,9 +3,11 @@
 #include <string>
 #include <utility>
 
+#include "codec_detail.hpp"
 #include "imsb/codepage/codepage.hpp"
 #include "imsb/mq/codes.hpp"
 #include "imsb/mq/constants.hpp"
+#include "imsb/mq/layout.hpp"
 
 // Order of the checks (first failure wins), spec/mq.md §9.2 [D]; IBM's own precedence between the
 // checks is not documented anywhere public [I], so each boundary below is our decision:
@@ -13,8 +15,23 @@
 //  0. An integer encoding that is neither normal (1) nor reversed (2): nothing can be read
 //     → MQRC_FORMAT_ERROR (2110) [D]. No MQFB code describes it; 2110 is what MQ itself reports for
 //     data it cannot interpret by its format (spec/mq.md §1.5 LL-TECHNOTE, §4.1).
+//  0b. A CodedCharSetId the bridge cannot read characters in (codepage::supported: 037, 500, 1047,
+//     1140, 819, 1208) → MQRC_NOT_CONVERTED (2119) naming MQMD.CodedCharSetId [D]. MQCCSI_Q_MGR (0)
+//     is one of them: the caller resolves it first. Nothing after the MQMD can be read without a
+//     character set, and a message the bridge cannot interpret is an error, never guessed at
+//     (spec/mq.md §1.4 [C] DATACONV "cannot recognize the header format"; ARCHITECTURE.md
+//     "Character data"). No MQFB code describes it; 2119 is MQ's "message data not converted".
 //  1. Format MQFMT_IMS: data shorter than 84 bytes, or an MQIIH that does not decode (StrucId,
-//     Version, StrucLength) → MQFB_IIH_ERROR (296) (spec/mq.md §9.2 (a), §1.7 [C]).
+//     Version, StrucLength) → MQFB_IIH_ERROR (296) (spec/mq.md §9.2 (a), §1.7 [C]). Then, each
+//     → MQFB_IIH_ERROR (296) [D], in field order:
+//     a. a StrucId in the other character family (ASCII vs EBCDIC) than the MQMD's CCSID: the MQIIH
+//        was not converted to the CCSID the MQMD names, which it must be in, and the data after it
+//        is in the MQIIH's CCSID (spec/mq.md §1.4 [C]), so neither can be read;
+//     b. TranState not ' ', 'C' or 'A' (spec/mq.md §1.2 [C] MQITS_*). A NUL TranState — an
+//        application that left the byte zero — is ' ': an MQCHAR whose value ends at once is blank
+//        (spec/mq.md §0 [C] MQCHARn) [D];
+//     c. CommitMode not '0' or '1' (spec/mq.md §1.2 [C] MQICM_*).
+//     SecurityScope is not checked: anything but 'F' is 'C' (spec/mq.md §1.3 [C] IIH-SECSCOPE).
 //  2. No data after the MQIIH (or no data at all) → MQFB_DATA_LENGTH_ZERO (291) [D]: IBM's sum rule
 //     alone would pass (0 + 84 == 84) but IMS cannot run a message without a transaction code; the
 //     application data length is zero, which is what 291 says (spec/mq.md §4.1 [C] FEEDBACK-ZH).
@@ -51,6 +68,53 @@ decode_error segment_error(std::int32_t mqfb, std::size_t number, std::size_t of
 }
 
 std::string ll_found(std::int16_t ll) { return "LL " + std::to_string(ll); }
+
+// Step 0b of the order above.
+std::optional<decode_error> check_ccsid(std::int32_t ccsid) {
+  if (codepage::supported(ccsid)) return std::nullopt;
+  return decode_error{make_mqrc(MQRC_NOT_CONVERTED), "MQMD.CodedCharSetId", 0,
+                      "CodedCharSetId " + std::to_string(ccsid) +
+                          " is not a CCSID the bridge reads (37, 500, 1047, 1140, 819, 1208)" +
+                          (ccsid == MQCCSI_Q_MGR ? "; MQCCSI_Q_MGR must be resolved to the queue manager's "
+                                                   "CCSID before validation"
+                                                 : "")};
+}
+
+// An MQFB_IIH_ERROR (step 1) naming an MQIIH field at its layout offset.
+decode_error iih_field_error(std::string_view field, std::string detail) {
+  const field_desc* f = find_field(mqiih_layout(), field);
+  return decode_error{make_mqfb(MQFB_IIH_ERROR), "MQIIH." + std::string(field), f != nullptr ? f->offset : 0u,
+                      std::move(detail)};
+}
+
+std::string quoted(char c) { return c == '\0' ? "X'00'" : "'" + std::string(1, c) + "'"; }
+
+// Steps 1a-1c, on an MQIIH that decoded. `struc_id` is its first 4 bytes.
+std::optional<decode_error> check_iih(const mqiih& iih, bytes_view struc_id, std::int32_t ccsid) {
+  const bool ebcdic_id = detail::struc_id_family(struc_id, MQIIH_STRUC_ID) == detail::family::ebcdic;
+  if (ebcdic_id != codepage::is_ebcdic(ccsid)) {
+    return iih_field_error("StrucId", std::string("is in ") + (ebcdic_id ? "EBCDIC" : "ASCII") +
+                                          " but MQMD.CodedCharSetId " + std::to_string(ccsid) + " is " +
+                                          (ebcdic_id ? "not EBCDIC" : "EBCDIC") +
+                                          ": the MQIIH was not converted to the CCSID the MQMD names");
+  }
+  if (iih.tran_state != MQITS_NOT_IN_CONVERSATION && iih.tran_state != MQITS_IN_CONVERSATION &&
+      iih.tran_state != MQITS_ARCHITECTED && iih.tran_state != '\0') {
+    return iih_field_error("TranState", "is " + quoted(iih.tran_state) + ", must be ' ', 'C' or 'A'");
+  }
+  if (iih.commit_mode != MQICM_COMMIT_THEN_SEND && iih.commit_mode != MQICM_SEND_THEN_COMMIT) {
+    return iih_field_error("CommitMode", "is " + quoted(iih.commit_mode) + ", must be '0' or '1'");
+  }
+  return std::nullopt;
+}
+
+// MQIIH.MFSMapName and LTermOverride are "ignored if the first byte is blank or null" (spec/mq.md
+// §1.3 [C] IIH-MFS, IIH-LTERM): such a field gives no name, 8 blanks. Otherwise its MQCHAR8 value,
+// which a NUL ends (spec/mq.md §0 [C]), blank padded as without an MQIIH.
+std::string iih_name(const std::string& field) {
+  if (field.empty() || field[0] == ' ' || field[0] == '\0') return std::string(8, ' ');
+  return codepage::pad_field(codepage::field_value(field), 8);
+}
 
 // See the header: up to 8 characters of the first segment text, cut at a blank or NUL.
 std::string effective_trancode(bytes_view first_text, std::int32_t ccsid) {
@@ -125,6 +189,7 @@ result<std::vector<llzz_segment>> walk_llzz_segments(bytes_view data, std::size_
 result<bridge_request> validate_bridge_message(bytes_view data, std::string_view mqmd_format,
                                                std::int32_t encoding, std::int32_t ccsid) {
   if (auto bad = check_encoding(encoding)) return *bad;
+  if (auto bad = check_ccsid(ccsid)) return *bad;
 
   bridge_request req;
   // Compared by value so that a NUL-ended "MQIMS" matches too (MQCHARn semantics, spec/mq.md §0).
@@ -142,6 +207,7 @@ result<bridge_request> validate_bridge_message(bytes_view data, std::string_view
       err.code = make_mqfb(MQFB_IIH_ERROR);
       return err;
     }
+    if (auto bad = check_iih(*iih, data.sub(0, 4), ccsid)) return *bad;
     req.iih = std::move(iih).value();
     req.iih_length = MQIIH_LENGTH_1;
   }
@@ -150,19 +216,21 @@ result<bridge_request> validate_bridge_message(bytes_view data, std::string_view
   if (!segments) return segments.error();
   req.segments = std::move(segments).value();
 
-  // The data after LLZZ follows the MQIIH's CCSID, which is the MQMD's (spec/mq.md §1.4 [C]).
-  const bytes_view first_text = req.segments.front().text;
-  req.trancode = effective_trancode(first_text, ccsid);
-  req.is_command = !first_text.empty() && codepage::get_field(first_text.sub(0, 1), ccsid) == "/";
+  // The data after LLZZ is in the MQIIH's CCSID, which is the MQMD's (spec/mq.md §1.4 [C]; step 1a
+  // made sure of it), so both the trancode and its first character are read in `ccsid`.
+  req.trancode = effective_trancode(req.segments.front().text, ccsid);
+  // An IMS command starts with '/' (spec/mq.md §1.5 [C]); an empty first segment gives a blank.
+  req.is_command = req.trancode.front() == '/';
 
   if (req.iih) {
     req.commit_mode = req.iih->commit_mode;
-    req.tran_state = req.iih->tran_state;
+    // Step 1b: a NUL TranState is blank.
+    req.tran_state = req.iih->tran_state == '\0' ? MQITS_NOT_IN_CONVERSATION : req.iih->tran_state;
     // "If neither MQISS_CHECK nor MQISS_FULL is specified for this field, MQISS_CHECK is assumed."
     // spec/mq.md §1.3 [C] IIH-SECSCOPE.
     req.security_scope = req.iih->security_scope == MQISS_FULL ? MQISS_FULL : MQISS_CHECK;
-    req.mfs_map_name = req.iih->mfs_map_name;
-    req.lterm_override = req.iih->lterm_override;
+    req.mfs_map_name = iih_name(req.iih->mfs_map_name);
+    req.lterm_override = iih_name(req.iih->lterm_override);
   } else {
     // Defaults without an MQIIH, spec/mq.md §1.5 [C] BRIDGE-MSGS (seed 004).
     req.commit_mode = MQICM_COMMIT_THEN_SEND;

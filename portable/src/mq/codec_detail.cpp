@@ -7,51 +7,43 @@
 namespace imsb::mq::detail {
 namespace {
 
-// EBCDIC of the characters StrucIds are made of; -1 for anything else.
-int ebcdic_of(char c) noexcept {
-  if (c == ' ') return 0x40;
-  if (c >= 'A' && c <= 'I') return 0xC1 + (c - 'A');
-  if (c >= 'J' && c <= 'R') return 0xD1 + (c - 'J');
-  if (c >= 'S' && c <= 'Z') return 0xE2 + (c - 'S');
-  return -1;
-}
-
-bool is_ascii_id_byte(std::uint8_t b) noexcept { return b == 0x20 || (b >= 'A' && b <= 'Z'); }
-bool is_ebcdic_id_byte(std::uint8_t b) noexcept {
-  return b == 0x40 || (b >= 0xC1 && b <= 0xC9) || (b >= 0xD1 && b <= 0xD9) || (b >= 0xE2 && b <= 0xE9);
-}
-
 std::string hex_of(bytes_view b) { return "X'" + to_hex(b) + "'"; }
 
 std::string ebcdic_hex(std::string_view s) {
   bytes b;
-  for (char c : s) b.push_back(static_cast<std::uint8_t>(ebcdic_of(c)));
+  for (char c : s) {
+    b.push_back(static_cast<std::uint8_t>(
+        codepage::from_unicode(static_cast<unsigned char>(c), codepage::ccsid_037)));
+  }
   return hex_of(b);
+}
+
+// The family in which each of the first n bytes of `id` is a character `accept(i, c)` takes. The
+// capital letters and blank StrucIds are made of have the same EBCDIC code points in 037, 500, 1047
+// and 1140, so 037 stands for them all; no byte is such a character in both families (X'20'/X'40',
+// X'41'../X'C1'..), so at most one family matches.
+template <class Accept>
+family family_where(bytes_view id, std::size_t n, Accept accept) noexcept {
+  if (id.size() < n) return family::unknown;
+  for (family f : {family::ascii, family::ebcdic}) {
+    const std::int32_t ccsid = f == family::ascii ? codepage::ccsid_819 : codepage::ccsid_037;
+    bool all = true;
+    for (std::size_t i = 0; i < n && all; ++i) all = accept(i, codepage::to_unicode(id[i], ccsid));
+    if (all) return f;
+  }
+  return family::unknown;
 }
 
 }  // namespace
 
 family struc_id_family(bytes_view id, std::string_view expected) noexcept {
-  if (id.size() < expected.size()) return family::unknown;
-  bool ascii = true;
-  bool ebcdic = true;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    if (id[i] != static_cast<std::uint8_t>(expected[i])) ascii = false;
-    if (id[i] != ebcdic_of(expected[i])) ebcdic = false;
-  }
-  return ascii ? family::ascii : ebcdic ? family::ebcdic : family::unknown;
+  return family_where(id, expected.size(), [expected](std::size_t i, std::int32_t c) {
+    return c == static_cast<unsigned char>(expected[i]);
+  });
 }
 
 family family_of_struc_id(bytes_view id) noexcept {
-  if (id.size() < 4) return family::unknown;
-  bool ascii = true;
-  bool ebcdic = true;
-  for (std::size_t i = 0; i < 4; ++i) {
-    ascii = ascii && is_ascii_id_byte(id[i]);
-    ebcdic = ebcdic && is_ebcdic_id_byte(id[i]);
-  }
-  // A blank-only id (X'20' vs X'40') cannot be both, so at most one of these holds.
-  return ascii ? family::ascii : ebcdic ? family::ebcdic : family::unknown;
+  return family_where(id, 4, [](std::size_t, std::int32_t c) { return c == ' ' || (c >= 'A' && c <= 'Z'); });
 }
 
 std::int32_t chars_ccsid(family f, std::int32_t ccsid) noexcept {

@@ -82,6 +82,8 @@ class field_reader {
   void read(const field_desc& d, std::array<std::uint8_t, N>& v) const {
     for (std::size_t i = 0; i < N && i < d.length; ++i) v[i] = base_[d.offset + i];
   }
+  // An embedded MQMD (MQXQH.MsgDesc) is always the 324-byte version-1 layout, whatever its Version
+  // says (spec/mq.md §7.4 [C]); the version-2 members are left as they are.
   void read(const field_desc& d, mqmd& v) const {
     visit_mqmd_fields(field_reader(base_ + d.offset, mqmd_layout(MQMD_VERSION_1), order_, ccsid_), v);
     v.chars_ccsid = ccsid_;
@@ -121,6 +123,7 @@ class field_writer {
   void write(const field_desc& d, const std::array<std::uint8_t, N>& v) const {
     for (std::size_t i = 0; i < N && i < d.length; ++i) base_[d.offset + i] = v[i];
   }
+  // As read: 324 bytes, the Version written as it is, version-2 members not written.
   void write(const field_desc& d, const mqmd& v) const {
     visit_mqmd_fields(field_writer(base_ + d.offset, mqmd_layout(MQMD_VERSION_1), order_, ccsid_), v);
   }

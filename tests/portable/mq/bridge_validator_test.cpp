@@ -33,6 +33,7 @@ std::uint8_t ebcdic(char c) {
   if (c >= '0' && c <= '9') return static_cast<std::uint8_t>(0xF0 + (c - '0'));
   if (c == ' ') return 0x40;
   if (c == '/') return 0x61;
+  if (c == '\0') return 0x00;
   ADD_FAILURE() << "no EBCDIC code for '" << c << "' in this test";
   return 0x6F;
 }
@@ -171,6 +172,16 @@ validator_case good_iih(std::string name, bytes data, std::int32_t enc, std::int
   return c;
 }
 
+// A valid message with the default iih_fields except `f`, and the effective values `f` gives.
+validator_case good_iih_with(std::string name, const iih_fields& f, byte_order o, cs set, std::int32_t enc,
+                             std::int32_t ccsid) {
+  validator_case c = good_iih(std::move(name), cat({iih(o, set, f), seg("IVTNO   DISPLAY LAST1", o, set)}),
+                              enc, ccsid, {25}, "IVTNO   ");
+  c.commit_mode = f.commit_mode;
+  c.tran_state = f.tran_state;
+  return c;
+}
+
 validator_case bad(std::string name, bytes data, std::string format, std::int32_t enc, std::int32_t ccsid,
                    std::int32_t mqfb, std::string field, std::size_t offset,
                    std::vector<std::string> detail_has = {}) {
@@ -185,6 +196,22 @@ validator_case bad(std::string name, bytes data, std::string format, std::int32_
   c.offset = offset;
   c.detail_has = std::move(detail_has);
   return c;
+}
+
+// An MQRC failure that names an MQMD field (offset 0: the MQMD is not in the data).
+validator_case bad_rc(std::string name, bytes data, std::string format, std::int32_t enc, std::int32_t ccsid,
+                      std::int32_t mqrc, std::string field, std::vector<std::string> detail_has = {}) {
+  validator_case c = bad(std::move(name), std::move(data), std::move(format), enc, ccsid, 0, std::move(field),
+                         0, std::move(detail_has));
+  c.mqrc = mqrc;
+  return c;
+}
+
+// A one-character field value as a test-name part: "X", "2", "blank", "nul".
+std::string char_name(char c) {
+  if (c == ' ') return "blank";
+  if (c == '\0') return "nul";
+  return std::string(1, c);
 }
 
 const std::string vs = "MQIMSVS ";
@@ -295,6 +322,87 @@ std::vector<validator_case> cases() {
     v.push_back(c);
   }
 
+  // --- every supported CCSID: trancode and '/' read in the MQMD's CCSID (spec/mq.md §1.4 [C]) ------
+  v.push_back(
+      good_plain("plain_be_ebcdic_1047", seg(ivt, be, cs::ebcdic), vs, enc_be, 1047, {25}, "IVTNO   "));
+  v.push_back(good_iih("iih_be_ebcdic_1140", cat({iih(be, cs::ebcdic), seg(ivt, be, cs::ebcdic)}), enc_be,
+                       1140, {25}, "IVTNO   "));
+  v.push_back(good_iih("iih_le_utf8_1208", cat({iih(le, cs::ascii), seg(ivt, le, cs::ascii)}), enc_le, 1208,
+                       {25}, "IVTNO   "));
+  {
+    validator_case c = good_plain("ims_command_ebcdic_1047", seg("/DIS TRAN ALL", be, cs::ebcdic), vs, enc_be,
+                                  1047, {17}, "/DIS    ");
+    c.is_command = true;
+    v.push_back(c);
+  }
+  {
+    validator_case c = good_plain("ims_command_utf8_1208", seg("/DIS TRAN ALL", le, cs::ascii), vs, enc_le,
+                                  1208, {17}, "/DIS    ");
+    c.is_command = true;
+    v.push_back(c);
+  }
+
+  // --- MQIIH names: "ignored if the first byte is blank or null" (spec/mq.md §1.3 [C]); a NUL ends an
+  // MQCHARn value (§0 [C]) -------------------------------------------------------------------------------
+  for (cs set : {cs::ascii, cs::ebcdic}) {
+    const std::string suffix = set == cs::ascii ? "_ascii" : "_ebcdic";
+    const byte_order o = set == cs::ascii ? le : be;
+    const std::int32_t enc = set == cs::ascii ? enc_le : enc_be;
+    const std::int32_t ccsid = set == cs::ascii ? ccsid_ascii : ccsid_ebcdic;
+    {
+      iih_fields f;
+      f.mfs_map_name = std::string(1, '\0') + "MFSMAP1";
+      f.lterm_override = std::string(1, '\0') + "LTERM1 ";
+      validator_case c = good_iih_with("iih_names_nul_first_ignored" + suffix, f, o, set, enc, ccsid);
+      c.mfs_map_name = "        ";
+      c.lterm_override = "        ";
+      v.push_back(c);
+    }
+    {
+      iih_fields f;
+      f.mfs_map_name = std::string("MAP1") + '\0' + "XYZ";
+      f.lterm_override = std::string("LT") + '\0' + '\0' + "ABCD";
+      validator_case c = good_iih_with("iih_names_nul_ends_value" + suffix, f, o, set, enc, ccsid);
+      c.mfs_map_name = "MAP1    ";
+      c.lterm_override = "LT      ";
+      v.push_back(c);
+    }
+    {
+      iih_fields f;
+      f.mfs_map_name = " MFSMAP1";
+      f.lterm_override = " LTERM1 ";
+      validator_case c = good_iih_with("iih_names_blank_first_ignored" + suffix, f, o, set, enc, ccsid);
+      c.mfs_map_name = "        ";
+      c.lterm_override = "        ";
+      v.push_back(c);
+    }
+  }
+
+  // --- CommitMode and TranState values that are valid ---------------------------------------------------
+  {
+    iih_fields f;
+    f.tran_state = 'A';  // MQITS_ARCHITECTED, spec/mq.md §1.2 [C]
+    f.commit_mode = '0';
+    v.push_back(good_iih_with("iih_tran_state_architected_cm0", f, be, cs::ebcdic, enc_be, ccsid_ebcdic));
+  }
+  {
+    iih_fields f;
+    f.tran_state = ' ';
+    f.commit_mode = '1';
+    v.push_back(good_iih_with("iih_tran_state_blank_cm1", f, le, cs::ascii, enc_le, ccsid_ascii));
+  }
+  for (cs set : {cs::ascii, cs::ebcdic}) {
+    // A TranState left X'00' by the application: an MQCHAR whose value ends at once, i.e. blank [D].
+    iih_fields f;
+    f.tran_state = '\0';
+    validator_case c = good_iih_with(
+        set == cs::ascii ? "iih_tran_state_nul_is_blank_ascii" : "iih_tran_state_nul_is_blank_ebcdic", f,
+        set == cs::ascii ? le : be, set, set == cs::ascii ? enc_le : enc_be,
+        set == cs::ascii ? ccsid_ascii : ccsid_ebcdic);
+    c.tran_state = ' ';
+    v.push_back(c);
+  }
+
   // --- MQFB_IIH_ERROR (296) ------------------------------------------------------------------------
   {
     bytes truncated = iih(le, cs::ascii);
@@ -326,6 +434,53 @@ std::vector<validator_case> cases() {
   // Format MQIMS on a message that has no MQIIH.
   v.push_back(bad("iih_missing_format_says_mqims", cat({seg(ivt, le, cs::ascii), filler(80)}), ims, enc_le,
                   ccsid_ascii, 296, "MQIIH.StrucId", 0));
+
+  // An MQIIH in the other character family than the MQMD's CCSID was not converted to the CCSID the
+  // MQMD names (spec/mq.md §1.4 [C]); the bridge cannot interpret it [D].
+  v.push_back(bad("iih_ascii_under_ebcdic_ccsid_500", cat({iih(le, cs::ascii), seg(ivt, le, cs::ascii)}), ims,
+                  enc_le, ccsid_ebcdic, 296, "MQIIH.StrucId", 0, {"500"}));
+  v.push_back(bad("iih_ebcdic_under_ascii_ccsid_819", cat({iih(be, cs::ebcdic), seg(ivt, be, cs::ebcdic)}),
+                  ims, enc_be, ccsid_ascii, 296, "MQIIH.StrucId", 0, {"819"}));
+  v.push_back(bad("iih_ebcdic_under_utf8_ccsid_1208", cat({iih(be, cs::ebcdic), seg(ivt, be, cs::ebcdic)}),
+                  ims, enc_be, 1208, 296, "MQIIH.StrucId", 0));
+  // CommitMode '0' / '1' and TranState ' ' / 'C' / 'A' only (spec/mq.md §1.2 [C] values; the error is [D]).
+  for (char cm : {'X', '2', ' ', '\0'}) {
+    iih_fields f;
+    f.commit_mode = cm;
+    v.push_back(bad("iih_commit_mode_" + char_name(cm),
+                    cat({iih(be, cs::ebcdic, f), seg(ivt, be, cs::ebcdic)}), ims, enc_be, ccsid_ebcdic, 296,
+                    "MQIIH.CommitMode", 81));
+  }
+  for (char ts : {'Q', 'c', '0'}) {
+    iih_fields f;
+    f.tran_state = ts;
+    v.push_back(bad("iih_tran_state_" + char_name(ts), cat({iih(le, cs::ascii, f), seg(ivt, le, cs::ascii)}),
+                    ims, enc_le, ccsid_ascii, 296, "MQIIH.TranState", 80));
+  }
+  {
+    // Both wrong: the first field in layout order is named.
+    iih_fields f;
+    f.tran_state = 'Q';
+    f.commit_mode = 'X';
+    v.push_back(bad("iih_tran_state_and_commit_mode_bad",
+                    cat({iih(le, cs::ascii, f), seg(ivt, le, cs::ascii)}), ims, enc_le, ccsid_ascii, 296,
+                    "MQIIH.TranState", 80));
+  }
+
+  // --- MQRC_NOT_CONVERTED (2119): a CCSID the bridge cannot read ----------------------------------------
+  // MQCCSI_Q_MGR (0) must have been resolved by the caller; 1252, 437, 1141 are not supported.
+  v.push_back(bad_rc("ccsid_0_q_mgr_unresolved", seg(ivt, le, cs::ascii), vs, enc_le, 0, 2119,
+                     "MQMD.CodedCharSetId", {"0"}));
+  v.push_back(bad_rc("ccsid_1252", cat({iih(le, cs::ascii), seg(ivt, le, cs::ascii)}), ims, enc_le, 1252,
+                     2119, "MQMD.CodedCharSetId", {"1252"}));
+  v.push_back(bad_rc("ccsid_437", seg("/DIS TRAN ALL", le, cs::ascii), vs, enc_le, 437, 2119,
+                     "MQMD.CodedCharSetId", {"437"}));
+  v.push_back(bad_rc("ccsid_1141", cat({iih(be, cs::ebcdic), seg(ivt, be, cs::ebcdic)}), ims, enc_be, 1141,
+                     2119, "MQMD.CodedCharSetId", {"1141"}));
+  v.push_back(bad_rc("ccsid_inherit_minus_2", seg(ivt, be, cs::ebcdic), vs, enc_be, -2, 2119,
+                     "MQMD.CodedCharSetId", {"-2"}));
+  // Checked before the MQIIH and the segments: nothing character can be read [D].
+  v.push_back(bad_rc("ccsid_0_before_iih_error", bytes{}, ims, enc_be, 0, 2119, "MQMD.CodedCharSetId"));
 
   // --- MQFB_DATA_LENGTH_ZERO (291) ------------------------------------------------------------------
   v.push_back(bad("iih_only_no_segment", iih(le, cs::ascii), ims, enc_le, ccsid_ascii, 291, "LLZZ[1].LL", 84,

@@ -118,6 +118,220 @@ TEST(MqCodes, CompiledConstantsMatchTheirEntries) {
   EXPECT_EQ(MQFB_IMS_NACK_1A_REASON_LAST, 0x357);
 }
 
+// Names and values copied by hand from /work/shared/spec/mq.md (not from constants.hpp), so that a
+// wrong constant or table entry cannot agree with itself. `constant` is the compiled constant of that
+// name; spec values are written as the spec writes them (hex bit patterns as unsigned).
+struct spec_value {
+  const char* name;
+  std::uint32_t spec;      // from the spec text
+  std::uint32_t constant;  // from constants.hpp
+};
+
+template <class T>
+constexpr std::uint32_t bits(T v) {
+  return static_cast<std::uint32_t>(v);
+}
+
+const spec_value spec_values[] = {
+    // §0 [C] MQENC-TABLE: the integer part of an Encoding.
+    {"MQENC_INTEGER_MASK", 0x0F, bits(MQENC_INTEGER_MASK)},
+    {"MQENC_INTEGER_NORMAL", 1, bits(MQENC_INTEGER_NORMAL)},
+    {"MQENC_INTEGER_REVERSED", 2, bits(MQENC_INTEGER_REVERSED)},
+    // §1.2 MQIIH constants [C] CMQC-PY, MQGO-CONST.
+    {"MQIIH_VERSION_1", 1, bits(MQIIH_VERSION_1)},
+    {"MQIIH_CURRENT_VERSION", 1, bits(MQIIH_CURRENT_VERSION)},
+    {"MQIIH_LENGTH_1", 84, bits(MQIIH_LENGTH_1)},
+    {"MQIIH_CURRENT_LENGTH", 84, bits(MQIIH_CURRENT_LENGTH)},
+    {"MQIIH_NONE", 0x00000000, bits(MQIIH_NONE)},
+    {"MQIIH_PASS_EXPIRATION", 0x00000001, bits(MQIIH_PASS_EXPIRATION)},
+    {"MQIIH_UNLIMITED_EXPIRATION", 0x00000000, bits(MQIIH_UNLIMITED_EXPIRATION)},
+    {"MQIIH_REPLY_FORMAT_NONE", 0x00000008, bits(MQIIH_REPLY_FORMAT_NONE)},
+    {"MQIIH_IGNORE_PURG", 0x00000010, bits(MQIIH_IGNORE_PURG)},
+    {"MQIIH_CM0_REQUEST_RESPONSE", 0x00000020, bits(MQIIH_CM0_REQUEST_RESPONSE)},
+    // §2.2 MsgType [C] CMQC-PY.
+    {"MQMT_REQUEST", 1, bits(MQMT_REQUEST)},
+    {"MQMT_REPLY", 2, bits(MQMT_REPLY)},
+    {"MQMT_REPORT", 4, bits(MQMT_REPORT)},
+    {"MQMT_DATAGRAM", 8, bits(MQMT_DATAGRAM)},
+    {"MQMT_SYSTEM_FIRST", 1, bits(MQMT_SYSTEM_FIRST)},
+    {"MQMT_SYSTEM_LAST", 65535, bits(MQMT_SYSTEM_LAST)},
+    {"MQMT_APPL_FIRST", 65536, bits(MQMT_APPL_FIRST)},
+    {"MQMT_APPL_LAST", 999999999, bits(MQMT_APPL_LAST)},
+    {"MQRC_MISSING_REPLY_TO_Q", 2027, bits(MQRC_MISSING_REPLY_TO_Q)},
+    // §2.3 Report options [C] CMQC-PY.
+    {"MQRO_NONE", 0x00000000, bits(MQRO_NONE)},
+    {"MQRO_EXCEPTION", 0x01000000, bits(MQRO_EXCEPTION)},
+    {"MQRO_EXCEPTION_WITH_DATA", 0x03000000, bits(MQRO_EXCEPTION_WITH_DATA)},
+    {"MQRO_EXCEPTION_WITH_FULL_DATA", 0x07000000, bits(MQRO_EXCEPTION_WITH_FULL_DATA)},
+    {"MQRO_EXPIRATION", 0x00200000, bits(MQRO_EXPIRATION)},
+    {"MQRO_EXPIRATION_WITH_DATA", 0x00600000, bits(MQRO_EXPIRATION_WITH_DATA)},
+    {"MQRO_EXPIRATION_WITH_FULL_DATA", 0x00E00000, bits(MQRO_EXPIRATION_WITH_FULL_DATA)},
+    {"MQRO_COA", 0x00000100, bits(MQRO_COA)},
+    {"MQRO_COA_WITH_DATA", 0x00000300, bits(MQRO_COA_WITH_DATA)},
+    {"MQRO_COA_WITH_FULL_DATA", 0x00000700, bits(MQRO_COA_WITH_FULL_DATA)},
+    {"MQRO_COD", 0x00000800, bits(MQRO_COD)},
+    {"MQRO_COD_WITH_DATA", 0x00001800, bits(MQRO_COD_WITH_DATA)},
+    {"MQRO_COD_WITH_FULL_DATA", 0x00003800, bits(MQRO_COD_WITH_FULL_DATA)},
+    {"MQRO_PAN", 0x00000001, bits(MQRO_PAN)},
+    {"MQRO_NAN", 0x00000002, bits(MQRO_NAN)},
+    {"MQRO_ACTIVITY", 0x00000004, bits(MQRO_ACTIVITY)},
+    {"MQRO_NEW_MSG_ID", 0x00000000, bits(MQRO_NEW_MSG_ID)},
+    {"MQRO_PASS_MSG_ID", 0x00000080, bits(MQRO_PASS_MSG_ID)},
+    {"MQRO_COPY_MSG_ID_TO_CORREL_ID", 0x00000000, bits(MQRO_COPY_MSG_ID_TO_CORREL_ID)},
+    {"MQRO_PASS_CORREL_ID", 0x00000040, bits(MQRO_PASS_CORREL_ID)},
+    {"MQRO_DEAD_LETTER_Q", 0x00000000, bits(MQRO_DEAD_LETTER_Q)},
+    {"MQRO_DISCARD_MSG", 0x08000000, bits(MQRO_DISCARD_MSG)},
+    {"MQRO_PASS_DISCARD_AND_EXPIRY", 0x00004000, bits(MQRO_PASS_DISCARD_AND_EXPIRY)},
+    {"MQRO_REJECT_UNSUP_MASK", 0x101C0000, bits(MQRO_REJECT_UNSUP_MASK)},
+    {"MQRO_ACCEPT_UNSUP_MASK", 0xEFE000FF, bits(MQRO_ACCEPT_UNSUP_MASK)},
+    {"MQRO_ACCEPT_UNSUP_IF_XMIT_MASK", 0x0003FF00, bits(MQRO_ACCEPT_UNSUP_IF_XMIT_MASK)},
+    {"MQRC_REPORT_OPTIONS_ERROR", 2061, bits(MQRC_REPORT_OPTIONS_ERROR)},
+    // §2.4 Feedback [C] CMQC-PY, FB-TABLE-ZH.
+    {"MQFB_NONE", 0, bits(MQFB_NONE)},
+    {"MQFB_SYSTEM_FIRST", 1, bits(MQFB_SYSTEM_FIRST)},
+    {"MQFB_SYSTEM_LAST", 65535, bits(MQFB_SYSTEM_LAST)},
+    {"MQFB_QUIT", 256, bits(MQFB_QUIT)},
+    {"MQFB_EXPIRATION", 258, bits(MQFB_EXPIRATION)},
+    {"MQFB_COA", 259, bits(MQFB_COA)},
+    {"MQFB_COD", 260, bits(MQFB_COD)},
+    {"MQFB_CHANNEL_COMPLETED", 262, bits(MQFB_CHANNEL_COMPLETED)},
+    {"MQFB_CHANNEL_FAIL_RETRY", 263, bits(MQFB_CHANNEL_FAIL_RETRY)},
+    {"MQFB_CHANNEL_FAIL", 264, bits(MQFB_CHANNEL_FAIL)},
+    {"MQFB_APPL_CANNOT_BE_STARTED", 265, bits(MQFB_APPL_CANNOT_BE_STARTED)},
+    {"MQFB_TM_ERROR", 266, bits(MQFB_TM_ERROR)},
+    {"MQFB_APPL_TYPE_ERROR", 267, bits(MQFB_APPL_TYPE_ERROR)},
+    {"MQFB_STOPPED_BY_MSG_EXIT", 268, bits(MQFB_STOPPED_BY_MSG_EXIT)},
+    {"MQFB_XMIT_Q_MSG_ERROR", 271, bits(MQFB_XMIT_Q_MSG_ERROR)},
+    {"MQFB_PAN", 275, bits(MQFB_PAN)},
+    {"MQFB_NAN", 276, bits(MQFB_NAN)},
+    {"MQFB_APPL_FIRST", 65536, bits(MQFB_APPL_FIRST)},
+    {"MQFB_APPL_LAST", 999999999, bits(MQFB_APPL_LAST)},
+    {"MQRC_FEEDBACK_ERROR", 2014, bits(MQRC_FEEDBACK_ERROR)},
+    // §2.5 Other MQMD constants [C] CMQC-PY / MQGO-CONST.
+    {"MQRC_EXPIRY_ERROR", 2013, bits(MQRC_EXPIRY_ERROR)},
+    {"MQPER_NOT_PERSISTENT", 0, bits(MQPER_NOT_PERSISTENT)},
+    {"MQPER_PERSISTENT", 1, bits(MQPER_PERSISTENT)},
+    {"MQPER_PERSISTENCE_AS_Q_DEF", 2, bits(MQPER_PERSISTENCE_AS_Q_DEF)},
+    {"MQPMO_DEFAULT_CONTEXT", 0x20, bits(MQPMO_DEFAULT_CONTEXT)},
+    {"MQPMO_NEW_MSG_ID", 0x40, bits(MQPMO_NEW_MSG_ID)},
+    {"MQPMO_NEW_CORREL_ID", 0x80, bits(MQPMO_NEW_CORREL_ID)},
+    {"MQPMO_PASS_IDENTITY_CONTEXT", 0x100, bits(MQPMO_PASS_IDENTITY_CONTEXT)},
+    {"MQPMO_PASS_ALL_CONTEXT", 0x200, bits(MQPMO_PASS_ALL_CONTEXT)},
+    {"MQPMO_SET_IDENTITY_CONTEXT", 0x400, bits(MQPMO_SET_IDENTITY_CONTEXT)},
+    {"MQPMO_SET_ALL_CONTEXT", 0x800, bits(MQPMO_SET_ALL_CONTEXT)},
+    {"MQPMO_NO_CONTEXT", 0x4000, bits(MQPMO_NO_CONTEXT)},
+    {"MQPMO_SYNCPOINT", 0x02, bits(MQPMO_SYNCPOINT)},
+    {"MQPMO_NO_SYNCPOINT", 0x04, bits(MQPMO_NO_SYNCPOINT)},
+    {"MQOO_INPUT_AS_Q_DEF", 0x01, bits(MQOO_INPUT_AS_Q_DEF)},
+    {"MQOO_INPUT_SHARED", 0x02, bits(MQOO_INPUT_SHARED)},
+    {"MQOO_INPUT_EXCLUSIVE", 0x04, bits(MQOO_INPUT_EXCLUSIVE)},
+    {"MQOO_BROWSE", 0x08, bits(MQOO_BROWSE)},
+    {"MQOO_OUTPUT", 0x10, bits(MQOO_OUTPUT)},
+    {"MQOO_INQUIRE", 0x20, bits(MQOO_INQUIRE)},
+    {"MQOO_SET", 0x40, bits(MQOO_SET)},
+    {"MQOO_FAIL_IF_QUIESCING", 0x2000, bits(MQOO_FAIL_IF_QUIESCING)},
+    {"MQOO_RESOLVE_LOCAL_Q", 0x40000, bits(MQOO_RESOLVE_LOCAL_Q)},
+    {"MQGMO_WAIT", 0x01, bits(MQGMO_WAIT)},
+    {"MQGMO_SYNCPOINT", 0x02, bits(MQGMO_SYNCPOINT)},
+    {"MQGMO_CONVERT", 0x4000, bits(MQGMO_CONVERT)},
+    {"MQMO_MATCH_MSG_ID", 1, bits(MQMO_MATCH_MSG_ID)},
+    {"MQMO_MATCH_CORREL_ID", 2, bits(MQMO_MATCH_CORREL_ID)},
+    // §3.1 names MQRC_NONE (MQDLH_DEFAULT's Reason) without a value: not in this table.
+    // §4.1 IMS-bridge feedback codes [C] CMQC-PY values.
+    {"MQFB_DATA_LENGTH_ZERO", 291, bits(MQFB_DATA_LENGTH_ZERO)},
+    {"MQFB_DATA_LENGTH_NEGATIVE", 292, bits(MQFB_DATA_LENGTH_NEGATIVE)},
+    {"MQFB_DATA_LENGTH_TOO_BIG", 293, bits(MQFB_DATA_LENGTH_TOO_BIG)},
+    {"MQFB_BUFFER_OVERFLOW", 294, bits(MQFB_BUFFER_OVERFLOW)},
+    {"MQFB_LENGTH_OFF_BY_ONE", 295, bits(MQFB_LENGTH_OFF_BY_ONE)},
+    {"MQFB_IIH_ERROR", 296, bits(MQFB_IIH_ERROR)},
+    {"MQFB_NOT_AUTHORIZED_FOR_IMS", 298, bits(MQFB_NOT_AUTHORIZED_FOR_IMS)},
+    {"MQFB_IMS_ERROR", 300, bits(MQFB_IMS_ERROR)},
+    {"MQFB_IMS_FIRST", 301, bits(MQFB_IMS_FIRST)},
+    {"MQFB_IMS_LAST", 399, bits(MQFB_IMS_LAST)},
+    {"MQFB_IMS_NACK_1A_REASON_FIRST", 600, bits(MQFB_IMS_NACK_1A_REASON_FIRST)},
+    {"MQFB_IMS_NACK_1A_REASON_LAST", 855, bits(MQFB_IMS_NACK_1A_REASON_LAST)},
+    // §4.1 related MQRC values [C] CMQC-PY.
+    {"MQRC_IIH_ERROR", 2148, bits(MQRC_IIH_ERROR)},
+    {"MQRC_FORMAT_ERROR", 2110, bits(MQRC_FORMAT_ERROR)},
+    {"MQRC_HEADER_ERROR", 2142, bits(MQRC_HEADER_ERROR)},
+    {"MQRC_DLH_ERROR", 2141, bits(MQRC_DLH_ERROR)},
+    {"MQRC_XQH_ERROR", 2260, bits(MQRC_XQH_ERROR)},
+    {"MQRC_BRIDGE_STARTED", 2125, bits(MQRC_BRIDGE_STARTED)},
+    {"MQRC_BRIDGE_STOPPED", 2126, bits(MQRC_BRIDGE_STOPPED)},
+    {"MQRC_NOT_AUTHORIZED", 2035, bits(MQRC_NOT_AUTHORIZED)},
+    {"MQRC_Q_FULL", 2053, bits(MQRC_Q_FULL)},
+    {"MQRC_PUT_INHIBITED", 2051, bits(MQRC_PUT_INHIBITED)},
+    {"MQRC_GET_INHIBITED", 2016, bits(MQRC_GET_INHIBITED)},
+    {"MQRC_UNKNOWN_OBJECT_NAME", 2085, bits(MQRC_UNKNOWN_OBJECT_NAME)},
+    {"MQRC_UNKNOWN_OBJECT_Q_MGR", 2086, bits(MQRC_UNKNOWN_OBJECT_Q_MGR)},
+    {"MQRC_UNKNOWN_REMOTE_Q_MGR", 2087, bits(MQRC_UNKNOWN_REMOTE_Q_MGR)},
+    {"MQRC_REMOTE_Q_NAME_ERROR", 2184, bits(MQRC_REMOTE_Q_NAME_ERROR)},
+    {"MQRC_XMIT_Q_TYPE_ERROR", 2091, bits(MQRC_XMIT_Q_TYPE_ERROR)},
+    {"MQRC_XMIT_Q_USAGE_ERROR", 2092, bits(MQRC_XMIT_Q_USAGE_ERROR)},
+    {"MQRC_UNKNOWN_XMIT_Q", 2196, bits(MQRC_UNKNOWN_XMIT_Q)},
+    {"MQRC_UNKNOWN_DEF_XMIT_Q", 2197, bits(MQRC_UNKNOWN_DEF_XMIT_Q)},
+    {"MQRC_DEF_XMIT_Q_TYPE_ERROR", 2198, bits(MQRC_DEF_XMIT_Q_TYPE_ERROR)},
+    {"MQRC_DEF_XMIT_Q_USAGE_ERROR", 2199, bits(MQRC_DEF_XMIT_Q_USAGE_ERROR)},
+    {"MQRC_ALIAS_BASE_Q_TYPE_ERROR", 2001, bits(MQRC_ALIAS_BASE_Q_TYPE_ERROR)},
+    {"MQRC_UNKNOWN_ALIAS_BASE_Q", 2082, bits(MQRC_UNKNOWN_ALIAS_BASE_Q)},
+    {"MQRC_Q_TYPE_ERROR", 2057, bits(MQRC_Q_TYPE_ERROR)},
+    {"MQRC_MSG_TOO_BIG_FOR_Q", 2030, bits(MQRC_MSG_TOO_BIG_FOR_Q)},
+    {"MQRC_MSG_TOO_BIG_FOR_Q_MGR", 2031, bits(MQRC_MSG_TOO_BIG_FOR_Q_MGR)},
+    {"MQRC_PERSISTENT_NOT_ALLOWED", 2048, bits(MQRC_PERSISTENT_NOT_ALLOWED)},
+    {"MQRC_EXPIRY_ERROR", 2013, bits(MQRC_EXPIRY_ERROR)},
+    {"MQRC_FEEDBACK_ERROR", 2014, bits(MQRC_FEEDBACK_ERROR)},
+    {"MQRC_MD_ERROR", 2026, bits(MQRC_MD_ERROR)},
+    {"MQRC_MISSING_REPLY_TO_Q", 2027, bits(MQRC_MISSING_REPLY_TO_Q)},
+    {"MQRC_MSG_TYPE_ERROR", 2029, bits(MQRC_MSG_TYPE_ERROR)},
+    {"MQRC_PERSISTENCE_ERROR", 2047, bits(MQRC_PERSISTENCE_ERROR)},
+    {"MQRC_PRIORITY_ERROR", 2050, bits(MQRC_PRIORITY_ERROR)},
+    {"MQRC_REPORT_OPTIONS_ERROR", 2061, bits(MQRC_REPORT_OPTIONS_ERROR)},
+    {"MQRC_OBJECT_IN_USE", 2042, bits(MQRC_OBJECT_IN_USE)},
+    {"MQRC_NO_MSG_AVAILABLE", 2033, bits(MQRC_NO_MSG_AVAILABLE)},
+    {"MQRC_TRUNCATED_MSG_FAILED", 2080, bits(MQRC_TRUNCATED_MSG_FAILED)},
+    {"MQRC_NOT_CONVERTED", 2119, bits(MQRC_NOT_CONVERTED)},
+    {"MQRC_CONVERTED_MSG_TOO_BIG", 2120, bits(MQRC_CONVERTED_MSG_TOO_BIG)},
+    {"MQRC_STORAGE_CLASS_ERROR", 2105, bits(MQRC_STORAGE_CLASS_ERROR)},
+    {"MQRC_OBJECT_DAMAGED", 2101, bits(MQRC_OBJECT_DAMAGED)},
+    {"MQRC_Q_MGR_QUIESCING", 2161, bits(MQRC_Q_MGR_QUIESCING)},
+    {"MQRC_PAGESET_FULL", 2192, bits(MQRC_PAGESET_FULL)},
+    {"MQRC_BACKOUT_THRESHOLD_REACHED", 2362, bits(MQRC_BACKOUT_THRESHOLD_REACHED)},
+};
+
+// The code tables (find_mqrc / find_mqfb) against the spec, both ways: each MQRC_/MQFB_ name the
+// spec gives a value has an entry with that value, looked up by name and by value; each table entry
+// is a code the spec gives (MQRC_NONE excepted, see above); and every constant has the spec's value.
+TEST(MqCodes, ConstantsAndTablesMatchTheSpecByHand) {
+  std::set<std::string> rc_names;
+  std::set<std::string> fb_names;
+  for (const spec_value& v : spec_values) {
+    SCOPED_TRACE(v.name);
+    EXPECT_EQ(v.constant, v.spec) << "constants.hpp differs from the spec";
+    const std::string name = v.name;
+    const bool rc = starts_with(name, "MQRC_");
+    const bool fb = starts_with(name, "MQFB_");
+    if (!rc && !fb) continue;
+    (rc ? rc_names : fb_names).insert(name);
+    const auto value = static_cast<std::int32_t>(v.spec);
+    const code_info* by_name = rc ? find_mqrc(name) : find_mqfb(name);
+    ASSERT_NE(by_name, nullptr) << "no table entry";
+    EXPECT_EQ(by_name->value, value);
+    const code_info* by_value = rc ? find_mqrc(value) : find_mqfb(value);
+    ASSERT_NE(by_value, nullptr) << "no table entry for the value";
+    EXPECT_EQ(by_value->name, name);
+  }
+  for (const code_info& c : all_mqrc()) {
+    if (c.name == "MQRC_NONE") continue;
+    EXPECT_EQ(rc_names.count(std::string(c.name)), 1u) << c.name << " is not in the spec table";
+  }
+  for (const code_info& c : all_mqfb()) {
+    EXPECT_EQ(fb_names.count(std::string(c.name)), 1u) << c.name << " is not in the spec table";
+  }
+  EXPECT_EQ(std::string(MQIIH_STRUC_ID), "IIH ");  // §1.2
+  EXPECT_GE(rc_names.size(), 45u);
+  EXPECT_GE(fb_names.size(), 31u);
+}
+
 TEST(MqCodes, DescribeFeedbackImsRanges) {
   // spec/mq.md §3.3: "Dead letter reason code 326 (X'146')" = 300 + sense X'1A'.
   EXPECT_EQ(describe_feedback(326), "MQFB_IMS_ERROR+26 (326): IMS-OTMA NAK sense X'001A'");

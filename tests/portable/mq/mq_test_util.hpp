@@ -14,6 +14,7 @@
 
 #include "imsb/core/bytes.hpp"
 #include "imsb/mq/layout.hpp"
+#include "imsb/mq/mqmd.hpp"
 
 namespace imsb::mq::test {
 
@@ -137,6 +138,55 @@ class random_values {
  private:
   std::mt19937 gen_;
 };
+
+// An MQMD with random values in every field of `version` (1 or 2); the version-2 fields of a
+// version-1 MQMD keep their defaults. Characters as random_values::text, so they round-trip.
+inline mqmd random_mqmd(random_values& rnd, std::int32_t version) {
+  mqmd md;
+  md.version = version;
+  md.report = rnd.any_long();
+  md.msg_type = rnd.any_long();
+  md.expiry = rnd.any_long();
+  md.feedback = rnd.any_long();
+  md.encoding = rnd.any_long();
+  md.coded_char_set_id = rnd.any_long();
+  md.format = rnd.text(8);
+  md.priority = rnd.any_long();
+  md.persistence = rnd.any_long();
+  md.msg_id = rnd.raw<24>();
+  md.correl_id = rnd.raw<24>();
+  md.backout_count = rnd.any_long();
+  md.reply_to_q = rnd.text(48);
+  md.reply_to_q_mgr = rnd.text(48);
+  md.user_identifier = rnd.text(12);
+  md.accounting_token = rnd.raw<32>();
+  md.appl_identity_data = rnd.text(32);
+  md.put_appl_type = rnd.any_long();
+  md.put_appl_name = rnd.text(28);
+  md.put_date = rnd.text(8);
+  md.put_time = rnd.text(8);
+  md.appl_origin_data = rnd.text(4);
+  if (version >= 2) {
+    md.group_id = rnd.raw<24>();
+    md.msg_seq_number = rnd.any_long();
+    md.offset = rnd.any_long();
+    md.msg_flags = rnd.any_long();
+    md.original_length = rnd.any_long();
+  }
+  return md;
+}
+
+// `md` with its version-2 fields back at their defaults and its Version kept: what the 324-byte
+// version-1 layout carries (MQXQH.MsgDesc, spec/mq.md §7.4 [C]).
+inline mqmd version_1_part(mqmd md) {
+  const mqmd defaults;
+  md.group_id = defaults.group_id;
+  md.msg_seq_number = defaults.msg_seq_number;
+  md.offset = defaults.offset;
+  md.msg_flags = defaults.msg_flags;
+  md.original_length = defaults.original_length;
+  return md;
+}
 
 }  // namespace imsb::mq::test
 

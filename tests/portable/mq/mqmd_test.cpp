@@ -208,37 +208,7 @@ TEST(Mqmd, RoundTripsRandomValues) {
   for (const wire& w : test::wires) {
     SCOPED_TRACE(w.name);
     for (int i = 0; i < 3000; ++i) {
-      mqmd md;
-      md.version = 1 + static_cast<std::int32_t>(rnd.below(2));
-      md.report = rnd.any_long();
-      md.msg_type = rnd.any_long();
-      md.expiry = rnd.any_long();
-      md.feedback = rnd.any_long();
-      md.encoding = rnd.any_long();
-      md.coded_char_set_id = rnd.any_long();
-      md.format = rnd.text(8);
-      md.priority = rnd.any_long();
-      md.persistence = rnd.any_long();
-      md.msg_id = rnd.raw<24>();
-      md.correl_id = rnd.raw<24>();
-      md.backout_count = rnd.any_long();
-      md.reply_to_q = rnd.text(48);
-      md.reply_to_q_mgr = rnd.text(48);
-      md.user_identifier = rnd.text(12);
-      md.accounting_token = rnd.raw<32>();
-      md.appl_identity_data = rnd.text(32);
-      md.put_appl_type = rnd.any_long();
-      md.put_appl_name = rnd.text(28);
-      md.put_date = rnd.text(8);
-      md.put_time = rnd.text(8);
-      md.appl_origin_data = rnd.text(4);
-      if (md.version == 2) {
-        md.group_id = rnd.raw<24>();
-        md.msg_seq_number = rnd.any_long();
-        md.offset = rnd.any_long();
-        md.msg_flags = rnd.any_long();
-        md.original_length = rnd.any_long();
-      }
+      const mqmd md = test::random_mqmd(rnd, 1 + static_cast<std::int32_t>(rnd.below(2)));
       const bytes b = encoded(md, w);
       ASSERT_EQ(b.size(), md.version == 2 ? 364u : 324u);
       auto back = decode_mqmd(b, w.encoding, w.ccsid);

@@ -44,13 +44,16 @@ struct bridge_request {
   std::size_t iih_length = 0;          // 0 or MQIIH_LENGTH_1 (84)
 
   // Effective values: from the MQIIH, or without one the defaults of spec/mq.md §1.5 [C] BRIDGE-MSGS.
-  std::string trancode;        // 8 chars, CCSID 819, blank padded: see validate_bridge_message
-  bool is_command = false;     // the first segment text starts with '/' (an IMS command, §5.7)
-  char commit_mode = '0';      // MQIIH.CommitMode, or '0' (commit-then-send) without MQIIH
-  char tran_state = ' ';       // MQIIH.TranState, or ' ' (not in conversation)
-  char security_scope = 'C';   // 'C' or 'F'; anything else is 'C' as IBM does (spec/mq.md §1.3 [C])
+  // `iih` keeps the fields as found; these are what the bridge acts on.
+  std::string trancode;       // 8 chars, CCSID 819, blank padded: see validate_bridge_message
+  bool is_command = false;    // the first segment text starts with '/' (an IMS command, §5.7)
+  char commit_mode = '0';     // '0' or '1': MQIIH.CommitMode (checked), or '0' (CM0) without MQIIH
+  char tran_state = ' ';      // ' ', 'C' or 'A': MQIIH.TranState (checked; X'00' gives ' '), or ' '
+  char security_scope = 'C';  // 'C' or 'F'; anything else is 'C' as IBM does (spec/mq.md §1.3 [C])
+  // 8 chars, blank padded, a NUL ending the value; 8 blanks (no name) when the MQIIH field's first
+  // byte is blank or NUL (spec/mq.md §1.3 [C]: "ignored if the first byte is blank or null").
   std::string mfs_map_name;    // MQIIH.MFSMapName, or MQMD.Format without an MQIIH
-  std::string lterm_override;  // MQIIH.LTermOverride, or 8 blanks
+  std::string lterm_override;  // MQIIH.LTermOverride, or 8 blanks (the Tpipe name is used)
 };
 
 // Walks the LLZZ segments of data[start..]: the segment lengths must add up to exactly
@@ -62,8 +65,16 @@ result<std::vector<llzz_segment>> walk_llzz_segments(bytes_view data, std::size_
                                                      std::int32_t encoding);
 
 // Validates the message data after the MQMD. `mqmd_format` is MQMD.Format (CCSID 819; a NUL ends it),
-// `encoding` and `ccsid` are MQMD.Encoding and MQMD.CodedCharSetId. With Format MQFMT_IMS the data
-// must start with an MQIIH (else MQFB_IIH_ERROR, 296), then the LLZZ walk above.
+// `encoding` and `ccsid` are MQMD.Encoding and MQMD.CodedCharSetId.
+//
+// `ccsid` must be a real, supported CCSID (codepage::supported): the caller resolves MQCCSI_Q_MGR (0)
+// to the queue manager's CCSID first, as MQ does at MQPUT. Any other value — 0, a negative special,
+// 1252, 437, 1141 ... — is make_mqrc(MQRC_NOT_CONVERTED) (2119) naming "MQMD.CodedCharSetId" [D]:
+// the bridge cannot read the trancode without it (spec/mq.md §1.4 [C] DATACONV).
+//
+// With Format MQFMT_IMS the data must start with an MQIIH in that CCSID's character family (ASCII or
+// EBCDIC, spec/mq.md §1.4 [C]) with TranState ' ', 'C' or 'A' and CommitMode '0' or '1' [D], else
+// MQFB_IIH_ERROR (296); then the LLZZ walk above. The order of all checks is in bridge_validator.cpp.
 //
 // trancode: the first 8 characters of the first segment text (bytes 5-12 of the user data,
 // spec/mq.md §1.5 [C]), ended early by a blank or NUL (IMS ends a transaction code or command verb

@@ -44,10 +44,16 @@ inline bool operator!=(const mqxqh& a, const mqxqh& b) { return !(a == b); }
 // Version 1, and an embedded MQMD whose StrucId is "MD  " in the same character family and whose
 // Version is 1 or 2 [D]. Failures give make_mqrc(MQRC_XQH_ERROR) (spec/mq.md §7.4 [C] RC2260) naming
 // the field ("MQXQH.MsgDesc.StrucId"). The embedded MQMD is read with the same encoding and CCSID.
+//
+// MsgDesc is always exactly the 324 bytes of a version-1 MQMD (spec/mq.md §7.4 [C]), whatever its
+// Version says: a Version of 2 is kept as found, so that encode_mqxqh gives back the same 428 bytes,
+// and msg_desc's version-2 fields stay at their defaults (the original's travel in an MQMDE after
+// the MQXQH [I]); the bytes after the MQXQH are never read as MsgDesc.
 result<mqxqh> decode_mqxqh(bytes_view in, std::int32_t encoding, std::int32_t ccsid);
 
-// Appends the 428-byte MQXQH to `out`; msg_desc is written in the version-1 layout whatever its
-// Version field says. Field values are written as they are (see encode_mqmd).
+// Appends the 428-byte MQXQH to `out`; msg_desc is written in the 324-byte version-1 layout whatever
+// its Version field says (which is written as it is), its version-2 fields dropped. Field values
+// are written as they are (see encode_mqmd).
 void encode_mqxqh(const mqxqh& xqh, std::int32_t encoding, std::int32_t ccsid, bytes& out);
 
 }  // namespace imsb::mq
