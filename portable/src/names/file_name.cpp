@@ -1,22 +1,18 @@
 #include "imsb/names/file_name.hpp"
 
+#include "show_char.hpp"
+
 namespace imsb::names {
 
 namespace {
+
+using detail::show_char;
 
 constexpr std::size_t long_name_max = 255;  // POSIX NAME_MAX on Linux file systems; NTFS's limit
 constexpr std::size_t fat_base_max = 8;
 constexpr std::size_t fat_extension_max = 3;
 
 char to_upper(char c) noexcept { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
-
-std::string show_char(char c) {
-  const auto u = static_cast<unsigned char>(c);
-  if (u >= 0x21 && u < 0x7F) return std::string("'") + c + "'";
-  if (u == 0x20) return "a blank";
-  const char* digits = "0123456789ABCDEF";
-  return std::string("X'") + digits[u >> 4] + digits[u & 0x0F] + "'";
-}
 
 std::string at(std::size_t i) { return " at position " + std::to_string(i); }
 

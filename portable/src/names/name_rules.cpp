@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "show_char.hpp"
+
 namespace imsb::names {
 
 namespace {
@@ -16,14 +18,7 @@ bool is_xcf_char(char c) noexcept { return is_upper_alnum(c) || c == '$' || c ==
 // OTMA character type A: A–Z 0–9 @ $; '#' is not listed (spec/otma-xcf.md §2.11 [C]).
 bool is_otma_char(char c) noexcept { return is_upper_alnum(c) || c == '$' || c == '@'; }
 
-// A character for a reason text: printable ASCII quoted, anything else in hex as z/OS people write it.
-std::string show_char(char c) {
-  const auto u = static_cast<unsigned char>(c);
-  if (u >= 0x21 && u < 0x7F) return std::string("'") + c + "'";
-  if (u == 0x20) return "a blank";
-  const char* digits = "0123456789ABCDEF";
-  return std::string("X'") + digits[u >> 4] + digits[u & 0x0F] + "'";
-}
+using detail::show_char;
 
 // The name as it can be shown in a reason: non-printable bytes as '?', long names cut.
 std::string show_name(std::string_view name) {
@@ -146,18 +141,6 @@ name_check check_xcf_name(std::string_view name, xcf_rules rules, bool group) {
   }
   return check_reserved_word(name, rule);  // the member is an OTMA client name (§2.11 [C])
 }
-
-// IBM's examples TO, SECURITY (reserved words), LINE, NODE (keywords) [C] spec/otma-xcf.md §2.11;
-// the rest are IMS command keywords [R]. Sorted for binary search.
-constexpr std::string_view ims_reserved_words[] = {
-    "ACTIVE",   "ALL",    "AREA",       "AUTOLOGON",   "BACKUP",   "CLASS",    "CONVERSATION", "CPLOG",
-    "DATABASE", "DB",     "DESCRIPTOR", "FORCE",       "GLOBAL",   "INPUT",    "LINE",         "LINK",
-    "LTERM",    "LU",     "MASTER",     "MODE",        "MSG",      "MSNAME",   "NODE",         "NOSHUT",
-    "OLDS",     "OTMA",   "OUTPUT",     "PASSWORD",    "PGM",      "PRIORITY", "PROGRAM",      "PSB",
-    "PTERM",    "PURGE",  "QCNT",       "QUEUE",       "REGION",   "RESET",    "SB",           "SECURITY",
-    "SHUTDOWN", "STATUS", "SUBSYS",     "SYSID",       "TERMINAL", "TIMEOUT",  "TMEMBER",      "TO",
-    "TPIPE",    "TRACE",  "TRAN",       "TRANSACTION", "USER",     "VTAMPOOL", "WADS",
-};
 
 }  // namespace
 

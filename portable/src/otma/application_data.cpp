@@ -17,6 +17,11 @@ std::size_t application_data::encoded_size() const noexcept {
 
 result<application_data> decode_application_data(bytes_view section, std::size_t offset,
                                                  std::size_t first_index) {
+  if (section.empty()) {  // §1.1 [C]: application data is "one or more IMS segments"
+    return format_error("OTMA.application_data.segment[" + num(first_index) + "].LL", offset,
+                        "the prefix flags say application data follows, but the buffer ends here; "
+                        "application data is one or more IMS segments");
+  }
   application_data ap;
   std::size_t pos = 0;
   for (std::size_t i = first_index; pos < section.size(); ++i) {
@@ -48,6 +53,10 @@ result<application_data> decode_application_data(bytes_view section, std::size_t
 }
 
 std::optional<decode_error> check_application_data(const application_data& ap, std::size_t offset) {
+  if (ap.segments.empty()) {  // §1.1 [C]: "one or more IMS segments"; decode refuses the flag alone
+    return format_error("OTMA.application_data", offset,
+                        "no segments; application data is one or more IMS segments (leave it out instead)");
+  }
   std::size_t pos = offset;
   for (std::size_t i = 0; i < ap.segments.size(); ++i) {
     const std::size_t ll = ap.segments[i].encoded_size();

@@ -23,12 +23,36 @@ std::string chain_text(std::uint8_t flags) {
          layout::name_flags(flags & chain::position_mask, layout::names_of(mci_names::chain_flags)) + ")";
 }
 
+// The SRVresynch tpipe names of `message`, when its names may be split over buffers (§1.5.4
+// [C: IMS-SD-SRV]); nullptr otherwise.
+const srvresynch_state_data* srvresynch_names(const otma_message& message) {
+  if (!message.state || state_data_kind_for(message.mci) != state_data_kind::srvresynch) return nullptr;
+  return std::get_if<srvresynch_state_data>(&*message.state);
+}
+
+// How many buffers `n` items take at `per` a buffer (0 = no limit).
+std::size_t buffers_for(std::size_t n, std::size_t per) {
+  return (per == 0 || n <= per) ? 1 : (n + per - 1) / per;
+}
+
+template <class T>
+std::vector<T> slice_of(const std::vector<T>& all, std::size_t b, std::size_t per, std::size_t count) {
+  if (count == 1 || per == 0) return b == 0 ? all : std::vector<T>{};
+  const std::size_t from = std::min(all.size(), b * per);
+  const std::size_t to = std::min(all.size(), from + per);
+  return std::vector<T>(all.begin() + static_cast<std::ptrdiff_t>(from),
+                        all.begin() + static_cast<std::ptrdiff_t>(to));
+}
+
 }  // namespace
 
-result<std::vector<bytes>> encode_chain(const otma_message& message, std::size_t max_segments_per_buffer) {
+result<std::vector<bytes>> encode_chain(const otma_message& message, std::size_t max_segments_per_buffer,
+                                        std::size_t max_tpipe_names_per_buffer) {
   const std::vector<segment>& all = message.segments();
-  const std::size_t per = max_segments_per_buffer == 0 ? all.size() : max_segments_per_buffer;
-  const std::size_t count = (per == 0 || all.size() <= per) ? 1 : (all.size() + per - 1) / per;
+  const srvresynch_state_data* srv = srvresynch_names(message);
+  const std::size_t per_name = srv ? max_tpipe_names_per_buffer : 0;
+  const std::size_t count = std::max(buffers_for(all.size(), max_segments_per_buffer),
+                                     srv ? buffers_for(srv->tpipe_names.size(), per_name) : std::size_t{1});
   const std::uint8_t kept = message.mci.chain_flags & static_cast<std::uint8_t>(~chain::position_mask);
 
   std::vector<bytes> buffers;
@@ -43,12 +67,16 @@ result<std::vector<bytes>> encode_chain(const otma_message& message, std::size_t
       part.user = message.user;
       part.trailer = message.trailer;
     }
+    if (srv && count > 1) {
+      // SRVresynch names that do not fit one buffer go on in the next ones [C: IMS-SD-SRV].
+      srvresynch_state_data names{slice_of(srv->tpipe_names, b, per_name, count)};
+      if (b == 0 || !names.tpipe_names.empty()) part.state = state_data(std::move(names));
+    }
     if (message.application) {
-      const std::size_t from = b * per;
-      const std::size_t to = count == 1 ? all.size() : std::min(all.size(), from + per);
-      part.application = application_data{};
-      part.application->segments.assign(all.begin() + static_cast<std::ptrdiff_t>(from),
-                                        all.begin() + static_cast<std::ptrdiff_t>(to));
+      application_data ap{slice_of(all, b, max_segments_per_buffer, count)};
+      // Buffers past the last segment (a SRVresynch's longer list of names) carry none; the first
+      // always takes what it gets, so that no segments at all is refused as encode_message refuses it.
+      if (b == 0 || !ap.segments.empty()) part.application = std::move(ap);
     }
     std::uint8_t position = count == 1       ? chain::single
                             : b == 0         ? chain::first
@@ -69,6 +97,7 @@ result<otma_message> decode_chain(const std::vector<bytes_view>& buffers) {
   if (buffers.empty()) return format_error("OTMA.chain", 0, "no buffers");
   const std::size_t count = buffers.size();
   otma_message whole;
+  bool srvresynch = false;
   for (std::size_t b = 0; b < count; ++b) {
     auto part_or = decode_message(buffers[b]);
     if (!part_or) return in_buffer(b, part_or.error());
@@ -93,9 +122,11 @@ result<otma_message> decode_chain(const std::vector<bytes_view>& buffers) {
       whole = std::move(part);
       whole.mci.chain_flags =
           static_cast<std::uint8_t>((whole.mci.chain_flags & ~chain::position_mask) | chain::single);
+      srvresynch = state_data_kind_for(whole.mci) == state_data_kind::srvresynch;
       continue;
     }
-    // Later buffers: MCI + application data only [C: IMS-MSGS-CLI, ICON-OUT].
+    // Later buffers: MCI + application data only [C: IMS-MSGS-CLI, ICON-OUT] — except that a
+    // SRVresynch's list of tpipe names goes on in the state data of later buffers [C: IMS-SD-SRV].
     if (part.mci.send_seq != whole.mci.send_seq) {
       return format_error(where + "send_seq", 16,
                           "send-sequence number " + num(part.mci.send_seq) +
@@ -106,14 +137,24 @@ result<otma_message> decode_chain(const std::vector<bytes_view>& buffers) {
                           "tpipe '" + part.mci.tpipe_name.value() + "' differs from the first buffer's '" +
                               whole.mci.tpipe_name.value() + "'");
     }
-    if (part.state || part.security || part.user) {
+    const srvresynch_state_data* more_names = srvresynch ? srvresynch_names(part) : nullptr;
+    if (part.security || part.user || (part.state && more_names == nullptr)) {
       return format_error(where + "prefix_flags", 15,
-                          "a later buffer of a chain carries only MCI and application data; prefix flags " +
-                              layout::format_byte(part.mci.prefix_flags));
+                          std::string(srvresynch ? "a later buffer of a SRVresynch chain carries only MCI, "
+                                                   "state data (more tpipe names) and application data"
+                                                 : "a later buffer of a chain carries only MCI and "
+                                                   "application data") +
+                              "; prefix flags " + layout::format_byte(part.mci.prefix_flags));
     }
     if (!part.trailer.empty()) {
-      return format_error("OTMA.chain[" + num(b) + "].trailer", mci_size,
+      return format_error("OTMA.chain[" + num(b) + "].trailer",
+                          part.state ? mci_size + encoded_size(*part.state) : mci_size,
                           num(part.trailer.size()) + " bytes that are not application data");
+    }
+    if (more_names) {
+      if (!whole.state) whole.state = state_data(srvresynch_state_data{});
+      auto& into = std::get<srvresynch_state_data>(*whole.state).tpipe_names;
+      into.insert(into.end(), more_names->tpipe_names.begin(), more_names->tpipe_names.end());
     }
     if (part.application) {
       if (!whole.application) whole.application = application_data{};

@@ -8,11 +8,11 @@ namespace imsb::otma {
 namespace layout {
 
 namespace {
+// The low `size` (1 to 4) bytes of `value`, as they stand on the wire (big-endian), in hex.
 std::string hex_digits(std::uint32_t value, std::size_t size) {
-  static constexpr char digits[] = "0123456789ABCDEF";
-  std::string s(size * 2, '0');
-  for (std::size_t i = s.size(); i-- > 0; value >>= 4) s[i] = digits[value & 0x0F];
-  return s;
+  std::uint8_t wire[4];
+  store_u32(wire, value, byte_order::big);
+  return to_hex(bytes_view(wire + 4 - size, size));
 }
 }  // namespace
 
@@ -40,9 +40,9 @@ std::string name_flags(std::uint32_t value, value_names labels) {
   return s;
 }
 
-std::string name_code(std::uint32_t value, value_names labels) {
+std::string_view name_code(std::uint32_t value, value_names labels) noexcept {
   for (const value_name& v : labels) {
-    if (v.value == value) return std::string(v.name);
+    if (v.value == value) return v.name;
   }
   return {};
 }
@@ -56,10 +56,7 @@ std::string quote(const std::string& text_819) {
 }  // namespace layout
 
 std::string_view command_name(std::uint8_t command_type) noexcept {
-  for (const layout::value_name& v : mci_names::command_type) {
-    if (v.value == command_type) return v.name;
-  }
-  return {};
+  return layout::name_code(command_type, layout::names_of(mci_names::command_type));
 }
 
 }  // namespace imsb::otma

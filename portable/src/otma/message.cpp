@@ -96,7 +96,7 @@ result<bytes> encode_message(const otma_message& message) {
   // Check every limit first, with the offsets the fields will have, then write.
   std::size_t pos = mci_size;
   if (message.state) {
-    if (auto err = check_state_data(*message.state, pos)) return *err;
+    if (auto err = check_state_data(*message.state, state_data_kind_for(message.mci), pos)) return *err;
     pos += encoded_size(*message.state);
   }
   if (message.security) {

@@ -44,6 +44,15 @@ std::string_view type_name(std::uint8_t type) noexcept {
   }
 }
 
+// Subfield `index` (whose data starts at `data_offset`) holds more than its type allows, or nothing.
+std::optional<decode_error> check_subfield_size(std::size_t index, const security_subfield& f,
+                                                std::size_t data_offset) {
+  if (f.data.size() <= max_data_size(f.type)) return std::nullopt;
+  return format_error("OTMA.security_data.subfield[" + num(index) + "].data", data_offset,
+                      std::string(type_name(f.type)) + " of " + num(f.data.size()) + " bytes; at most " +
+                          num(max_data_size(f.type)) + " allowed");
+}
+
 std::optional<std::string> name_text(const security_subfield* f) {
   if (f == nullptr) return std::nullopt;
   return std::string(codepage::field_value(codepage::get_field(f->data, name_ccsid)));
@@ -112,15 +121,8 @@ result<security_data> decode_security_data(bytes_view section, std::size_t offse
   }
   security_data se;
   se.flag = section[2];
-  // Byte 3 holds the total length of the subfields (IMS calls it reserved; IMS Connect sets X'0A' for
-  // one user ID, X'14' for user ID + group [C: ICON-SEC]; the client-bid sample has X'52' [C-hex]).
-  const std::size_t declared = section[3];
-  const std::size_t present = section.size() - security_header_size;
-  if (declared != present) {
-    return format_error("OTMA.security_data.subfield_length", offset + 3,
-                        "subfield length " + num(declared) + " but the section holds " + num(present) +
-                            " bytes of subfields");
-  }
+  // Byte 3 is "reserved" to IMS (§1.6 [C]): whatever it says, the section length bounds the subfields.
+  se.subfield_length = section[3];
   std::size_t pos = security_header_size;
   for (std::size_t i = 0; pos < section.size(); ++i) {
     const std::string field = "OTMA.security_data.subfield[" + num(i) + "]";
@@ -135,11 +137,7 @@ result<security_data> decode_security_data(bytes_view section, std::size_t offse
     security_subfield f;
     f.type = section[pos + 1];
     f.data = section.sub(pos + 2, len - 1).to_bytes();
-    if (f.data.size() > max_data_size(f.type)) {
-      return format_error(field + ".data", offset + pos + 2,
-                          std::string(type_name(f.type)) + " of " + num(f.data.size()) + " bytes; at most " +
-                              num(max_data_size(f.type)) + " allowed");
-    }
+    if (auto err = check_subfield_size(i, f, offset + pos + 2)) return *err;
     se.subfields.push_back(std::move(f));
     pos += 1 + len;
   }
@@ -149,18 +147,17 @@ result<security_data> decode_security_data(bytes_view section, std::size_t offse
 std::optional<decode_error> check_security_data(const security_data& se, std::size_t offset) {
   std::size_t pos = security_header_size;
   for (std::size_t i = 0; i < se.subfields.size(); ++i) {
-    const auto& f = se.subfields[i];
-    if (f.data.size() > max_data_size(f.type)) {
-      return format_error("OTMA.security_data.subfield[" + num(i) + "].data", offset + pos + 2,
-                          std::string(type_name(f.type)) + " of " + num(f.data.size()) + " bytes; at most " +
-                              num(max_data_size(f.type)) + " allowed");
-    }
-    pos += 2 + f.data.size();
+    if (auto err = check_subfield_size(i, se.subfields[i], offset + pos + 2)) return err;
+    pos += 2 + se.subfields[i].data.size();
   }
-  if (se.subfields_size() > max_subfields_size) {
-    return format_error(
-        "OTMA.security_data.subfield_length", offset + 3,
-        "subfields take " + num(se.subfields_size()) + " bytes; the length byte holds at most 255");
+  if (!se.subfield_length && se.subfields_size() > max_subfields_size) {
+    return format_error("OTMA.security_data.subfield_length", offset + 3,
+                        "subfields take " + num(se.subfields_size()) +
+                            " bytes; byte 3 holds at most 255 (give subfield_length to write another value)");
+  }
+  if (se.encoded_size() > 0xFFFF) {
+    return format_error("OTMA.security_data.length", offset,
+                        "section of " + num(se.encoded_size()) + " bytes does not fit its 16-bit length");
   }
   return std::nullopt;
 }
@@ -171,7 +168,7 @@ void append_security_data(const security_data& se, bytes& out) {
   out.resize(base + 2);
   store_u16(out.data() + base, static_cast<std::uint16_t>(size), byte_order::big);
   out.push_back(se.flag);
-  out.push_back(static_cast<std::uint8_t>(se.subfields_size()));
+  out.push_back(se.subfield_length_byte());
   for (const auto& f : se.subfields) {
     out.push_back(static_cast<std::uint8_t>(1 + f.data.size()));
     out.push_back(f.type);
@@ -187,8 +184,11 @@ void print_security_data(const security_data& se, std::size_t offset, std::vecto
                           : se.flag == security_flag::full  ? "F (full)"
                                                             : "";
   out.push_back({"security_data.flag", offset + 2, 1, layout::format_byte(se.flag), flag_note});
-  out.push_back({"security_data.subfield_length", offset + 3, 1,
-                 layout::format_number(static_cast<std::uint32_t>(se.subfields_size()), 1, false), ""});
+  const std::uint8_t byte3 = se.subfield_length_byte();
+  out.push_back({"security_data.subfield_length", offset + 3, 1, layout::format_number(byte3, 1, false),
+                 byte3 == se.subfields_size()
+                     ? ""
+                     : "reserved; the subfields take " + num(se.subfields_size()) + " bytes"});
   std::size_t pos = offset + security_header_size;
   for (std::size_t i = 0; i < se.subfields.size(); ++i) {
     const auto& f = se.subfields[i];

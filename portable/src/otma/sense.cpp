@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "imsb/core/bytes.hpp"
+
 namespace imsb::otma {
 
 std::optional<sense_info> find_sense(std::uint16_t code) noexcept {
@@ -33,10 +35,9 @@ std::optional<reason_info> find_reason(std::string_view name) noexcept {
 }
 
 std::string sense_hex(std::uint16_t code) {
-  static constexpr char digits[] = "0123456789ABCDEF";
-  std::string s = "X'0000'";
-  for (int i = 0; i < 4; ++i) s[static_cast<std::size_t>(5 - i)] = digits[(code >> (4 * i)) & 0x0F];
-  return s;
+  std::uint8_t wire[2];
+  store_u16(wire, code, byte_order::big);
+  return "X'" + to_hex(bytes_view(wire, 2)) + "'";
 }
 
 namespace {

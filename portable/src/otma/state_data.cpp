@@ -20,8 +20,9 @@ state_data_kind state_data_kind_for(const mci& m) noexcept {
     switch (m.command_type) {
       case command::client_bid:
       case command::cbresynch:
-      case command::server_available:  // same layout up to byte 34, IMS's name and token [I]
         return state_data_kind::client_bid;
+      case command::server_available:  // the client-bid's layout up to byte 34 only (§1.5.2 [I])
+        return state_data_kind::server_available;
       case command::server_state:
         return state_data_kind::server_state;
       case command::srvresynch:
@@ -48,6 +49,8 @@ std::string_view to_string(state_data_kind k) noexcept {
       return "transaction";
     case state_data_kind::client_bid:
       return "client_bid";
+    case state_data_kind::server_available:
+      return "server_available";
     case state_data_kind::server_state:
       return "server_state";
     case state_data_kind::srvresynch:
@@ -68,6 +71,9 @@ bool operator==(const transaction_state_data& a, const transaction_state_data& b
 }
 bool operator==(const client_bid_state_data& a, const client_bid_state_data& b) noexcept {
   return layout::equal(client_bid_state_layout, a, b) && a.extension == b.extension;
+}
+bool operator==(const server_available_state_data& a, const server_available_state_data& b) noexcept {
+  return layout::equal(server_available_state_layout, a, b) && a.extension == b.extension;
 }
 bool operator==(const server_state_data& a, const server_state_data& b) noexcept {
   return layout::equal(server_state_layout, a, b) && a.extension == b.extension;
@@ -100,6 +106,11 @@ template <>
 struct fixed_variant<client_bid_state_data> {
   static constexpr const auto& table = client_bid_state_layout;
   static constexpr std::size_t size = client_bid_state_size;
+};
+template <>
+struct fixed_variant<server_available_state_data> {
+  static constexpr const auto& table = server_available_state_layout;
+  static constexpr std::size_t size = server_available_state_size;
 };
 template <>
 struct fixed_variant<server_state_data> {
@@ -172,6 +183,8 @@ result<state_data> decode_state_data(bytes_view section, state_data_kind kind, s
       return decode_fixed<transaction_state_data>(section, kind, offset);
     case state_data_kind::client_bid:
       return decode_fixed<client_bid_state_data>(section, kind, offset);
+    case state_data_kind::server_available:
+      return decode_fixed<server_available_state_data>(section, kind, offset);
     case state_data_kind::server_state:
       return decode_fixed<server_state_data>(section, kind, offset);
     case state_data_kind::srvresynch:
@@ -201,10 +214,27 @@ std::size_t encoded_size(const state_data& sd) noexcept {
       sd);
 }
 
-std::optional<decode_error> check_state_data(const state_data& sd, std::size_t offset) {
-  if (std::size_t n = encoded_size(sd); n > 0xFFFF) {
+std::optional<decode_error> check_state_data(const state_data& sd, state_data_kind expected,
+                                             std::size_t offset) {
+  // §1.5: MCI+1 and MCI+4 choose the layout, so the decoder reads these bytes as `expected`.
+  if (kind_of(sd) != expected) {
+    return format_error("OTMA.state_data.kind", offset,
+                        std::string(to_string(kind_of(sd))) +
+                            " state data on a message whose MCI calls for " +
+                            std::string(to_string(expected)) + " state data");
+  }
+  const std::size_t n = encoded_size(sd);
+  if (n > 0xFFFF) {
     return format_error("OTMA.state_data.length", offset,
                         "section of " + num(n) + " bytes does not fit its 16-bit length");
+  }
+  // The typed variants cannot hold bytes their decoder refuses; raw bytes are whatever the caller
+  // put there, so the decoder itself judges them.
+  if (std::holds_alternative<raw_state_data>(sd)) {
+    bytes section;
+    section.reserve(n);
+    append_state_data(sd, section);
+    if (auto back = decode_state_data(section, expected, offset); !back) return back.error();
   }
   return std::nullopt;
 }

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 
 namespace imsb::names {
@@ -282,6 +284,19 @@ TEST(TpipeName, ReservedPrefixesWordsAndConsole) {
   EXPECT_FALSE(is_ims_reserved_word("to"));
   EXPECT_FALSE(is_ims_reserved_word(""));
   EXPECT_FALSE(is_ims_reserved_word("LOCAL"));  // IMS Connect's local-option Tpipe is named LOCAL
+}
+
+// is_ims_reserved_word binary-searches the table: an entry out of order would silently stop being
+// found (and its neighbours with it).
+TEST(TpipeName, ReservedWordTableIsSortedAndEveryEntryIsFound) {
+  EXPECT_TRUE(std::is_sorted(std::begin(ims_reserved_words), std::end(ims_reserved_words)));
+  EXPECT_EQ(std::adjacent_find(std::begin(ims_reserved_words), std::end(ims_reserved_words)),
+            std::end(ims_reserved_words));  // no duplicates
+  for (std::string_view word : ims_reserved_words) {
+    EXPECT_TRUE(is_ims_reserved_word(word)) << word;
+    if (word.size() <= 8) expect_fault(check_tpipe_name(word), name_fault::reserved_word, 0);  // fits a Tpipe
+    EXPECT_FALSE(is_ims_reserved_word(std::string(word) + "X")) << word;
+  }
 }
 
 TEST(NameRules, FaultNamesAreDistinct) {

@@ -39,14 +39,25 @@ TEST(ApplicationData, ZZKeptAsReceived) {
   EXPECT_EQ(decode_ok(b).segments()[0].zz, 0x1234);
 }
 
-TEST(ApplicationData, FlagWithoutSegments) {
+// §1.1: application data is "one or more IMS segments" [C]. The flag with nothing after it is a
+// format error on the way in (the emulator NAKs it) and cannot be written on the way out.
+TEST(ApplicationData, FlagWithoutSegmentsIsRefused) {
   otma_message m = with_segments({});
-  bytes b = encode_ok(m);
-  EXPECT_EQ(b.size(), mci_size);
-  EXPECT_EQ(b[15], prefix::application_data);
-  otma_message back = decode_ok(b);
-  ASSERT_TRUE(back.application);
-  EXPECT_TRUE(back.segments().empty());
+  auto e = encode_message(m);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().field, "OTMA.application_data");
+  EXPECT_EQ(e.error().offset, mci_size);
+  EXPECT_EQ(e.error().code, make_sense(sense::prefix_format_error));
+
+  otma_message none;
+  none.mci.message_type = msg_type::transaction;
+  bytes b = encode_ok(none);
+  b[15] = prefix::application_data;
+  auto r = decode_message(b);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().field, "OTMA.application_data.segment[0].LL");
+  EXPECT_EQ(r.error().offset, mci_size);
+  EXPECT_NE(r.error().detail.find("one or more"), std::string::npos) << r.error().detail;
 }
 
 TEST(ApplicationData, EmptySegmentIsLL4) {
@@ -81,7 +92,10 @@ TEST(ApplicationData, BadLengthsNameTheSegment) {
       {"8000 0000", "OTMA.application_data.segment[0].LL", 0},        // over 32767
   };
   for (const auto& c : cases) {
-    bytes b = encode_ok(with_segments({}));
+    otma_message none;
+    none.mci.message_type = msg_type::transaction;
+    bytes b = encode_ok(none);
+    b[15] = prefix::application_data;
     bytes app = hex(c.app_hex);
     b.insert(b.end(), app.begin(), app.end());
     auto r = decode_message(b);

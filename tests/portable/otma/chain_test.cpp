@@ -179,6 +179,76 @@ TEST(Chain, LaterBufferWithPrefixSections) {
   EXPECT_EQ(r.error().field, "OTMA.chain[1].mci.prefix_flags");
 }
 
+// §1.5.4: "If the names do not fit in one buffer, chained multi-segment buffers are used" for
+// SRVresynch [C: IMS-SD-SRV]: each buffer of the chain carries state data with more tpipe names.
+otma_message srvresynch_part(std::uint8_t chain_flags, std::initializer_list<const char*> names) {
+  otma_message m = test::command_message(command::srvresynch);
+  m.mci.chain_flags = chain_flags;
+  srvresynch_state_data s;
+  for (const char* n : names) s.tpipe_names.push_back(ebcdic_name<8>::of(n));
+  m.state = state_data(s);
+  return m;
+}
+
+std::vector<std::string> names_of(const otma_message& m) {
+  std::vector<std::string> out;
+  for (const auto& n : std::get<srvresynch_state_data>(*m.state).tpipe_names) out.push_back(n.value());
+  return out;
+}
+
+TEST(Chain, SrvresynchNamesContinueInLaterBuffers) {
+  const std::vector<bytes> buffers = {encode_ok(srvresynch_part(chain::first, {"TP1", "TP2"})),
+                                      encode_ok(srvresynch_part(chain::middle, {"TP3"})),
+                                      encode_ok(srvresynch_part(chain::last, {"TP4", "TP5"}))};
+  auto back = decode_chain(views(buffers));
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(names_of(*back), (std::vector<std::string>{"TP1", "TP2", "TP3", "TP4", "TP5"}));
+  EXPECT_EQ(back->mci.chain_flags, chain::single);
+  EXPECT_FALSE(back->application);
+}
+
+TEST(Chain, EncodeSplitsSrvresynchNamesSymmetrically) {
+  otma_message m = srvresynch_part(chain::single, {"TP1", "TP2", "TP3", "TP4", "TP5"});
+  auto buffers = encode_chain(m, 0, 2);
+  ASSERT_TRUE(buffers.ok()) << buffers.error().to_string();
+  ASSERT_EQ(buffers->size(), 3u);  // 2 + 2 + 1 names
+  const std::uint8_t positions[] = {chain::first, chain::middle, chain::last};
+  const std::vector<std::string> expected[] = {{"TP1", "TP2"}, {"TP3", "TP4"}, {"TP5"}};
+  for (std::size_t i = 0; i < 3; ++i) {
+    otma_message part = decode_ok((*buffers)[i]);
+    EXPECT_EQ(part.mci.chain_flags, positions[i]) << i;
+    EXPECT_EQ(part.mci.prefix_flags, prefix::state_data) << i;  // SD in every buffer, nothing else
+    EXPECT_EQ(names_of(part), expected[i]) << i;
+  }
+  auto back = decode_chain(views(*buffers));
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(*back, m);
+  EXPECT_EQ(chain_ok(m, 0).size(), 1u);  // no limit on names: one buffer
+  // The names limit is for SRVresynch only: a transaction's state data is never split.
+  EXPECT_EQ(encode_chain(transaction_with(2), 0, 1)->size(), 1u);
+}
+
+TEST(Chain, OnlySrvresynchMayCarryStateDataInLaterBuffers) {
+  // A later buffer of an output message with state data is still refused (§1.9 [C]).
+  otma_message m = transaction_with(2);
+  m.mci.message_type = msg_type::data;
+  auto buffers = chain_ok(m, 1);
+  otma_message second = decode_ok(buffers[1]);
+  second.state = state_data(transaction_state_data{});
+  buffers[1] = encode_ok(second);
+  auto r = decode_chain(views(buffers));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().field, "OTMA.chain[1].mci.prefix_flags");
+  // A SRVresynch's later buffer carries state data only: no security or user data.
+  otma_message last = srvresynch_part(chain::last, {"TP2"});
+  security_data se;
+  se.set_user_id("USER1");
+  last.security = se;
+  auto r2 = decode_chain(views({encode_ok(srvresynch_part(chain::first, {"TP1"})), encode_ok(last)}));
+  ASSERT_FALSE(r2.ok());
+  EXPECT_EQ(r2.error().field, "OTMA.chain[1].mci.prefix_flags");
+}
+
 TEST(Chain, BadBufferErrorNamesTheBuffer) {
   auto buffers = chain_ok(transaction_with(2), 1);
   buffers[1][mci_size + 1] = 0x02;  // segment LL 2

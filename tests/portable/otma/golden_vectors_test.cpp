@@ -120,12 +120,46 @@ TEST(GoldenVectors, SrvresynchIsIBMsSample) {
   EXPECT_EQ(m.trailer, bytes(6, 0));
 }
 
-TEST(GoldenVectors, SrvresynchAckHasResponseFlagA0) {
-  otma_message m = decode_vector("srvresynch_ack", read_hex_vector("otma/srvresynch_ack.hex"));
+// IBM gives only `01 30 A0 00 2C 00 …` for the client ACK of SRVresynch (§1.12 [C-hex]); the rest of
+// the vector is ours [D]: the SRVresynch's bytes from MCI+6 on, echoed.
+TEST(GoldenVectors, SrvresynchAckFirstSixBytesAreIBMs) {
+  bytes b = read_hex_vector("otma/srvresynch_ack.hex");
+  EXPECT_EQ(test::slice(b, 0, 6), hex("0130A000 2C00"));
+  otma_message m = decode_vector("srvresynch_ack", b);
   EXPECT_EQ(m.mci.message_type, 0x30);
   EXPECT_EQ(m.mci.response_flag, response::ack | response::requested);
   EXPECT_TRUE(m.mci.is_ack());
-  EXPECT_EQ(std::get<srvresynch_state_data>(*m.state).tpipe_names[0].value(), "JBJ0000E");
+  EXPECT_EQ(m.mci.command_type, command::srvresynch);
+  // Ours [D]: everything after MCI+5 repeats the SRVresynch.
+  bytes srv = read_hex_vector("otma/srvresynch.hex");
+  ASSERT_EQ(b.size(), srv.size());
+  EXPECT_EQ(test::slice(b, 6, b.size() - 6), test::slice(srv, 6, srv.size() - 6));
+}
+
+// Which bytes of each vector are IBM's (spec/otma-xcf.md §1.12), and the file marks the first byte
+// that is not with a `# [D] completed:` comment (tests/vectors/otma/README.md).
+TEST(GoldenVectors, IBMsBytesEndWhereTheFileSaysOursBegin) {
+  const struct {
+    const char* file;
+    std::size_t ibm_bytes;
+  } vectors[] = {
+      {"client_bid.hex", 172},    // every byte [C-hex]
+      {"cbresynch.hex", 96},      // MCI 32 + SD 54 + SE `0056 C3 52 51 00 50 01 A0 51` (10)
+      {"cbresynch_ack.hex", 96},  // the same
+      {"srvresynch.hex", 48},     // every byte, zero padding included
+      {"srvresynch_ack.hex", 6},  // `01 30 A0 00 2C 00`
+      {"reqresynch.hex", 9},      // `01 10 00 00 30 00 D1 C2 D1`
+      {"transaction.hex", 26},    // MCI+0..25
+  };
+  for (const auto& v : vectors) {
+    const std::string text = imsb::test::read_text(imsb::test::vectors_dir() + "/otma/" + v.file);
+    const std::size_t marker = text.find("# [D] completed:");
+    bytes ibm;
+    ASSERT_TRUE(from_hex(text.substr(0, marker), ibm)) << v.file;
+    EXPECT_EQ(ibm.size(), v.ibm_bytes) << v.file;
+    const bytes all = read_hex_vector(std::string("otma/") + v.file);
+    EXPECT_EQ(marker == std::string::npos, v.ibm_bytes == all.size()) << v.file;
+  }
 }
 
 TEST(GoldenVectors, ReqresynchFirstBytesAreIBMs) {
@@ -152,7 +186,10 @@ TEST(GoldenVectors, TransactionFirst26BytesAreIBMsAndTotalIsD6) {
   EXPECT_EQ(m.mci.prefix_flags, prefix::state_data | prefix::security_data | prefix::application_data);
   EXPECT_EQ(m.mci.send_seq, 1u);
   ASSERT_EQ(kind_of(*m.state), state_data_kind::transaction);
-  EXPECT_EQ(std::get<transaction_state_data>(*m.state).sync_flags, sync_flags::commit_then_send);
+  // Ours [D]: CM0 with sync level CONFIRM, the only sync level CM0 supports (§2.3 [C]).
+  EXPECT_EQ(std::get<transaction_state_data>(*m.state).sync_flags,
+            sync_flags::commit_then_send | sync_flags::sync_level_confirm);
+  EXPECT_EQ(b[mci_size + 3], 0x41);
   EXPECT_EQ(m.security->user_id(), "USER1");
   ASSERT_EQ(m.segments().size(), 1u);
   std::string text = codepage::get_field(m.segments()[0].data, codepage::ccsid_037);

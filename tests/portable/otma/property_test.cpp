@@ -2,6 +2,8 @@
 // back, for generated messages and for mutated, truncated and random buffers (never a crash).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <optional>
 #include <random>
 
 #include "imsb/otma/message.hpp"
@@ -36,6 +38,10 @@ class generator {
     fill(n.raw);
   }
   bytes small_extension() { return chance(0.3) ? data(below(20)) : bytes{}; }
+
+  std::optional<std::uint8_t> maybe_byte(double p) {
+    return chance(p) ? std::optional<std::uint8_t>(byte()) : std::nullopt;
+  }
 
   mci random_mci() {
     static constexpr std::uint8_t commands[] = {command::client_bid,   command::server_available,
@@ -99,6 +105,14 @@ class generator {
         c.extension = small_extension();
         return c;
       }
+      case state_data_kind::server_available: {
+        server_available_state_data a;
+        fill(a.member_name);
+        fill(a.originator_token);
+        fill(a.destination_token);
+        a.extension = chance(0.3) ? data(20) : small_extension();
+        return a;
+      }
       case state_data_kind::server_state:
         return server_state_data{u16(), small_extension()};
       case state_data_kind::srvresynch: {
@@ -124,9 +138,7 @@ class generator {
         p.client_send_seq = u32();
         p.client_receive_seq = u32();
         p.tpipe_flag1 = byte();
-        p.tpipe_flag2 = byte();
-        fill(p.reserved);
-        p.extension = small_extension();
+        if (chance(0.5)) p.extension = small_extension();
         return p;
       }
       case state_data_kind::tbresynch: {
@@ -159,12 +171,13 @@ class generator {
       budget -= size + 2;
       se.subfields.push_back({type, data(size)});
     }
+    se.subfield_length = maybe_byte(0.3);  // byte 3 is reserved to IMS (§1.6 [C])
     return se;
   }
 
   application_data random_application() {
     application_data ap;
-    for (std::uint32_t n = below(6); n > 0; --n) {
+    for (std::uint32_t n = 1 + below(6); n > 0; --n) {  // one or more segments (§1.1 [C])
       std::size_t size = chance(0.02) ? max_segment_size - llzz_size : below(300);
       ap.segments.push_back({static_cast<std::uint16_t>(chance(0.9) ? 0 : u16()), data(size)});
     }
@@ -211,14 +224,22 @@ TEST(Property, GeneratedChainsRoundTrip) {
     otma_message m = gen.message();
     m.mci.chain_flags = static_cast<std::uint8_t>((m.mci.chain_flags & 0x0F) | chain::single);
     const std::size_t per = gen.below(4);
-    auto buffers = encode_chain(m, per);
+    const std::size_t per_names = gen.below(3);
+    auto buffers = encode_chain(m, per, per_names);
     ASSERT_TRUE(buffers.ok()) << "iteration " << i << ": " << buffers.error().to_string();
-    const std::size_t n = m.segments().size();
-    const std::size_t expected = (per == 0 || n <= per) ? 1 : (n + per - 1) / per;
+    auto count = [](std::size_t n, std::size_t k) -> std::size_t {
+      return (k == 0 || n <= k) ? 1 : (n + k - 1) / k;
+    };
+    std::size_t expected = count(m.segments().size(), per);
+    const auto* srv = m.state ? std::get_if<srvresynch_state_data>(&*m.state) : nullptr;
+    if (srv) expected = std::max(expected, count(srv->tpipe_names.size(), per_names));  // §1.5.4 [C]
     ASSERT_EQ(buffers->size(), expected) << "iteration " << i;
     auto back = decode_chain(std::vector<bytes_view>(buffers->begin(), buffers->end()));
     ASSERT_TRUE(back.ok()) << "iteration " << i << ": " << back.error().to_string();
     ASSERT_EQ(*back, m) << "iteration " << i;
+    auto again = encode_chain(*back, per, per_names);
+    ASSERT_TRUE(again.ok());
+    ASSERT_EQ(*again, *buffers) << "iteration " << i;
   }
 }
 

@@ -86,8 +86,8 @@ TEST(SectionErrors, InconsistentSecurityDataLength) {
   store_u16(b.data() + se_at, 3, byte_order::big);
   expect_error(b, "OTMA.security_data.length", se_at, "length 3 < 4");
   b = encode_ok(full_message());
-  store_u16(b.data() + se_at, 13, byte_order::big);  // subfield-length byte still says 10
-  expect_error(b, "OTMA.security_data.subfield_length", se_at + 3, "subfield length disagrees");
+  store_u16(b.data() + se_at, 13, byte_order::big);  // the user-ID subfield no longer fits
+  expect_error(b, "OTMA.security_data.subfield[0].length", se_at + 4, "section cut inside a subfield");
   b = encode_ok(full_message());
   b[se_at + 4] = 0x0A;  // the user-ID subfield claims one byte more than there is
   expect_error(b, "OTMA.security_data.subfield[0].length", se_at + 4, "subfield past the section");
@@ -125,10 +125,9 @@ TEST(SectionErrors, InconsistentSegmentLength) {
 TEST(SectionErrors, CutAtASectionBoundaryStillFailsWhileFlagsPromiseMore) {
   bytes b = encode_ok(full_message());
   expect_error(cut(b, us_at), "OTMA.user_data.length", us_at, "cut between SE and US");
-  // Cut right after the user data: the application flag is set and no segment follows — valid.
-  auto r = decode_message(cut(b, ap_at));
-  ASSERT_TRUE(r.ok());
-  EXPECT_TRUE(r->segments().empty());
+  // Cut right after the user data: the application flag is set and no segment follows, but
+  // application data is "one or more IMS segments" (§1.1 [C]).
+  expect_error(cut(b, ap_at), "OTMA.application_data.segment[0].LL", ap_at, "flag without a segment");
 }
 
 TEST(SectionErrors, ErrorTextNamesFieldOffsetAndSense) {

@@ -89,13 +89,42 @@ TEST(SecurityData, SetUserIdReplacesTheExistingSubfield) {
   EXPECT_EQ(se.user_id(), "BBBBBBBB");
 }
 
-TEST(SecurityData, SubfieldLengthByteMustMatchTheSection) {
-  bytes b = hex("000E C3 0B 09 02 E4E2C5D9F1404040");  // says 11, holds 10
-  auto r = decode_security_data(b, at);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().field, "OTMA.security_data.subfield_length");
-  EXPECT_EQ(r.error().offset, at + 3);
-  EXPECT_EQ(r.error().code, make_sense(sense::prefix_format_error));
+// §1.6: IMS calls byte 3 "reserved" [C]; IMS Connect puts the subfields' length there [C: ICON-SEC],
+// but a sender that does not is still within IBM's definition. The subfields are walked by the
+// section length, and byte 3 comes back as it came.
+TEST(SecurityData, SubfieldLengthByteIsReservedAndKept) {
+  for (const char* text : {"000E C3 0B 09 02 E4E2C5D9F1404040",     // says 11, holds 10
+                           "000E C3 00 09 02 E4E2C5D9F1404040",     // says 0
+                           "000E C3 FF 09 02 E4E2C5D9F1404040"}) {  // says 255
+    bytes b = hex(text);
+    auto r = decode_security_data(b, at);
+    ASSERT_TRUE(r.ok()) << text << ": " << r.error().to_string();
+    EXPECT_EQ(r->user_id(), "USER1") << text;
+    EXPECT_EQ(section_of(*r), b) << text;
+  }
+  // The same subfields with the byte IMS Connect would write: a different section, not equal.
+  auto odd = decode_security_data(hex("000E C3 0B 09 02 E4E2C5D9F1404040"), at);
+  auto usual = decode_security_data(hex("000E C3 0A 09 02 E4E2C5D9F1404040"), at);
+  ASSERT_TRUE(odd.ok() && usual.ok());
+  EXPECT_NE(*odd, *usual);
+  security_data built;
+  built.set_user_id("USER1");
+  EXPECT_EQ(built, *usual);  // what is not given explicitly is written as the subfields' length
+}
+
+TEST(SecurityData, SubfieldLengthByteInAWholeMessage) {
+  bytes b = test::encode_ok([] {
+    otma_message m;
+    m.mci.message_type = msg_type::transaction;
+    security_data se;
+    se.set_user_id("USER1");
+    m.security = se;
+    return m;
+  }());
+  b[mci_size + 3] = 0x00;
+  auto r = decode_message(b);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(test::encode_ok(*r), b);
 }
 
 TEST(SecurityData, SubfieldRunningPastTheSection) {
@@ -147,6 +176,22 @@ TEST(SecurityData, SubfieldsOver255BytesCannotBeEncoded) {
   se.subfields.push_back({0x7F, bytes(51, 2)});  // 202 + 53 = 255
   EXPECT_FALSE(check_security_data(se, at));
   auto back = decode_security_data(section_of(se), at);
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(*back, se);
+}
+
+// With byte 3 reserved, the section length alone bounds the subfields: more than 255 bytes of them
+// decode, and encode as long as byte 3 is given (it cannot be their length then).
+TEST(SecurityData, SubfieldsOver255BytesWithAnExplicitByte3) {
+  security_data se;
+  se.subfields.push_back({0x7E, bytes(200, 1)});
+  se.subfields.push_back({0x7F, bytes(100, 2)});
+  se.subfield_length = 0x00;
+  EXPECT_FALSE(check_security_data(se, at));
+  const bytes b = section_of(se);
+  ASSERT_EQ(b.size(), 4u + 202 + 102);
+  EXPECT_EQ(b[3], 0x00);
+  auto back = decode_security_data(b, at);
   ASSERT_TRUE(back.ok()) << back.error().to_string();
   EXPECT_EQ(*back, se);
 }

@@ -25,7 +25,7 @@ TEST(StateDataKind, ChosenByMessageTypeAndCommand) {
   const std::pair<std::uint8_t, state_data_kind> commands[] = {
       {command::client_bid, state_data_kind::client_bid},
       {command::cbresynch, state_data_kind::client_bid},
-      {command::server_available, state_data_kind::client_bid},
+      {command::server_available, state_data_kind::server_available},
       {command::server_state, state_data_kind::server_state},
       {command::srvresynch, state_data_kind::srvresynch},
       {command::reqresynch, state_data_kind::reqresynch},
@@ -103,11 +103,20 @@ TEST(TransactionStateData, DefaultsMeanNoOverridesAndNoExpiry) {
   m.mci.message_type = msg_type::transaction;
   m.state = state_data(transaction_state_data{});
   bytes b = encode_ok(m);
-  EXPECT_EQ(slice(b, sd, 8), hex("0046 00 40 00 00 0000"));
+  EXPECT_EQ(slice(b, sd, 8), hex("0046 00 41 00 00 0000"));
   EXPECT_EQ(slice(b, sd + 8, 16), bytes(16, 0x40));
   EXPECT_EQ(slice(b, sd + 24, 32), bytes(32, 0x00));
   EXPECT_EQ(u32_at(b, sd + 56), 0xFFFFFFFFu);
   EXPECT_EQ(slice(b, sd + 62, 8), bytes(8, 0x40));
+}
+
+// spec/otma-xcf.md §2.3: "CM0 supports only sync level CONFIRM" [C]; a default of CM0 with sync level
+// NONE would be a combination IMS does not run.
+TEST(TransactionStateData, DefaultIsCommitThenSendWithSyncLevelConfirm) {
+  const transaction_state_data t;
+  EXPECT_EQ(t.sync_flags, 0x41);
+  EXPECT_EQ(t.commit_mode_bits(), sync_flags::commit_then_send);
+  EXPECT_EQ(t.sync_level(), sync_flags::sync_level_confirm);
 }
 
 TEST(TransactionStateData, ExtensionKeptAndShortSectionRejected) {
@@ -185,6 +194,116 @@ TEST(ClientBidStateData, ShorterThan54IsAnError) {
   EXPECT_EQ(r.error().field, "OTMA.state_data.client_bid.length");
 }
 
+// A command message with `sd_body` as its state data (length field prepended).
+bytes with_state_data(std::uint8_t command_type, const bytes& sd_body) {
+  bytes b = encode_ok(command_message(command_type));
+  b[15] = prefix::state_data;
+  bytes len(2);
+  store_u16(len.data(), static_cast<std::uint16_t>(2 + sd_body.size()), byte_order::big);
+  b.insert(b.end(), len.begin(), len.end());
+  b.insert(b.end(), sd_body.begin(), sd_body.end());
+  return b;
+}
+
+// §1.5.2: server-available shares the client-bid layout only "up to byte 34" [I]: IMS's member name
+// and token. A section of 34 bytes is whole; what follows is kept byte for byte.
+TEST(ServerAvailableStateData, ThirtyFourBytesAreEnough) {
+  const bytes body = hex("C9D4E2F1 40404040 40404040 40404040 00000001 00000002 01000001 00030002");
+  bytes b = with_state_data(command::server_available, body);
+  ASSERT_EQ(b.size(), sd + 34);
+  auto r = decode_message(b);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(encode_ok(*r), b);
+  ASSERT_EQ(kind_of(*r->state), state_data_kind::server_available);
+  const auto& a = std::get<server_available_state_data>(*r->state);
+  EXPECT_EQ(a.member_name.value(), "IMS1");
+  EXPECT_EQ(a.originator_token, (raw_bytes<8>{0, 0, 0, 1, 0, 0, 0, 2}));
+  EXPECT_EQ(a.destination_token, (raw_bytes<8>{1, 0, 0, 1, 0, 3, 0, 2}));
+  EXPECT_TRUE(a.extension.empty());
+  // Longer: the bytes past 34 come back unchanged, whatever they are.
+  bytes longer_body = body;
+  for (std::uint8_t x : {0xC4, 0xC6, 0xE2, 0x00, 0x7F, 0x11}) longer_body.push_back(x);
+  bytes longer = with_state_data(command::server_available, longer_body);
+  auto r2 = decode_message(longer);
+  ASSERT_TRUE(r2.ok()) << r2.error().to_string();
+  EXPECT_EQ(encode_ok(*r2), longer);
+  EXPECT_EQ(std::get<server_available_state_data>(*r2->state).extension, hex("C4C6E2007F11"));
+  // A whole client-bid layout (what a client-bid would hold) is 20 extension bytes here.
+  EXPECT_EQ(decode_ok(with_state_data(command::server_available, bytes(52, 0x40))), [] {
+    otma_message m = command_message(command::server_available);
+    server_available_state_data sa;
+    sa.member_name.raw = filled<16>(0x40);
+    sa.originator_token = filled<8>(0x40);
+    sa.destination_token = filled<8>(0x40);
+    sa.extension.assign(20, 0x40);
+    m.state = state_data(sa);
+    return m;
+  }());
+  // 33 bytes: IMS's token is cut.
+  bytes cut_body(body.begin(), body.end() - 1);
+  auto r3 = decode_message(with_state_data(command::server_available, cut_body));
+  ASSERT_FALSE(r3.ok());
+  EXPECT_EQ(r3.error().field, "OTMA.state_data.server_available.length");
+  EXPECT_EQ(r3.error().offset, sd);
+}
+
+// §1.5.4: only bytes 0–18 of REPresynch are IBM's [C: IMS-SD-REP]; 19.. are [?], so a section that
+// stops after tpipe flag 1 is whole, and longer ones keep the rest raw.
+TEST(RepresynchStateData, NineteenBytesAreEnough) {
+  const bytes body = hex("D1C2D1F0F0F0F0C5 00000007 00000009 04");
+  bytes b = with_state_data(command::represynch, body);
+  ASSERT_EQ(b.size(), sd + 19);
+  auto r = decode_message(b);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(encode_ok(*r), b);
+  const auto& p = std::get<represynch_state_data>(*r->state);
+  EXPECT_EQ(p.tpipe_name.value(), "JBJ0000E");
+  EXPECT_EQ(p.client_send_seq, 7u);
+  EXPECT_EQ(p.client_receive_seq, 9u);
+  EXPECT_EQ(p.tpipe_flag1, represynch_action::dequeue_last_output);
+  EXPECT_TRUE(p.extension.empty());
+  bytes odd_body = body;
+  for (std::uint8_t x : {0x01, 0x02, 0x03}) odd_body.push_back(x);
+  bytes odd = with_state_data(command::represynch, odd_body);
+  auto r2 = decode_message(odd);
+  ASSERT_TRUE(r2.ok()) << r2.error().to_string();
+  EXPECT_EQ(encode_ok(*r2), odd);
+  EXPECT_EQ(std::get<represynch_state_data>(*r2->state).extension, hex("010203"));
+  bytes cut_body(body.begin(), body.end() - 1);
+  auto r3 = decode_message(with_state_data(command::represynch, cut_body));
+  ASSERT_FALSE(r3.ok());
+  EXPECT_EQ(r3.error().field, "OTMA.state_data.represynch.length");
+}
+
+// encode_message refuses what decode_message would refuse: the state-data variant is chosen by the
+// MCI (§1.5), so any other variant would be written in a layout the decoder reads differently.
+TEST(StateData, VariantMustBeTheOneTheMciCallsFor) {
+  otma_message txn;
+  txn.mci.message_type = msg_type::transaction;
+  txn.state = state_data(client_bid_state_data{});
+  auto r = encode_message(txn);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().field, "OTMA.state_data.kind");
+  EXPECT_EQ(r.error().offset, sd);
+  EXPECT_EQ(r.error().code, make_sense(sense::prefix_format_error));
+  txn.state = state_data(transaction_state_data{});
+  EXPECT_TRUE(encode_message(txn).ok());
+
+  otma_message srv = command_message(command::srvresynch);
+  srv.state = state_data(raw_state_data{{0xD1, 0xC2, 0xD1}});  // 3 bytes: no list of tpipe names
+  auto r2 = encode_message(srv);
+  ASSERT_FALSE(r2.ok());
+  EXPECT_EQ(r2.error().field, "OTMA.state_data.kind");
+  srv.state = state_data(raw_state_data{});  // the right length, still the wrong variant
+  EXPECT_FALSE(encode_message(srv).ok());
+
+  otma_message suspend = command_message(command::suspend);
+  suspend.state = state_data(transaction_state_data{});
+  EXPECT_FALSE(encode_message(suspend).ok());
+  suspend.state = state_data(raw_state_data{{1, 2, 3}});
+  EXPECT_TRUE(encode_message(suspend).ok());
+}
+
 TEST(ServerStateData, StatusAtOffsetTwo) {
   otma_message m = command_message(command::server_state);
   server_state_data s;
@@ -247,6 +366,7 @@ TEST(ReqresynchStateData, EveryFieldAtItsOffset) {
   EXPECT_EQ(decode_ok(b), m);
 }
 
+// What we send: IBM's 19 bytes, then flag 2 and 6 reserved bytes as zeros, mirroring REQresynch [I].
 TEST(RepresynchStateData, EveryFieldAtItsOffset) {
   otma_message m = command_message(command::represynch);
   represynch_state_data p;

@@ -104,7 +104,20 @@ name_check check_tpipe_name(std::string_view name);
 
 // IMS reserved words and command keywords an OTMA name must not be: TO, SECURITY, LINE and NODE are
 // IBM's examples (spec/otma-xcf.md §2.11 [C]); the rest are IMS command keywords recalled from the
-// IMS command reference [R]. Exact, upper-case comparison (lowercase fails the character rule first).
+// IMS command reference [R]. Sorted (std::string_view order): is_ims_reserved_word binary-searches
+// it, and a test holds it to that.
+inline constexpr std::string_view ims_reserved_words[] = {
+    "ACTIVE",   "ALL",    "AREA",       "AUTOLOGON",   "BACKUP",   "CLASS",    "CONVERSATION", "CPLOG",
+    "DATABASE", "DB",     "DESCRIPTOR", "FORCE",       "GLOBAL",   "INPUT",    "LINE",         "LINK",
+    "LTERM",    "LU",     "MASTER",     "MODE",        "MSG",      "MSNAME",   "NODE",         "NOSHUT",
+    "OLDS",     "OTMA",   "OUTPUT",     "PASSWORD",    "PGM",      "PRIORITY", "PROGRAM",      "PSB",
+    "PTERM",    "PURGE",  "QCNT",       "QUEUE",       "REGION",   "RESET",    "SB",           "SECURITY",
+    "SHUTDOWN", "STATUS", "SUBSYS",     "SYSID",       "TERMINAL", "TIMEOUT",  "TMEMBER",      "TO",
+    "TPIPE",    "TRACE",  "TRAN",       "TRANSACTION", "USER",     "VTAMPOOL", "WADS",
+};
+
+// Whether `name` is one of ims_reserved_words. Exact, upper-case comparison (lowercase fails the
+// character rule first).
 bool is_ims_reserved_word(std::string_view name) noexcept;
 
 }  // namespace imsb::names

@@ -38,7 +38,9 @@ struct application_data {
   friend bool operator!=(const application_data& a, const application_data& b) { return !(a == b); }
 };
 
-// `section` runs from the first LL to the end of the buffer; segments must fill it exactly.
+// `section` runs from the first LL to the end of the buffer; segments must fill it exactly, and
+// there must be at least one: application data is "one or more IMS segments" (§1.1 [C]), so both
+// decode and check refuse none.
 // `first_index` numbers the segments in errors ("OTMA.application_data.segment[3].LL").
 result<application_data> decode_application_data(bytes_view section, std::size_t offset,
                                                  std::size_t first_index = 0);

@@ -186,14 +186,15 @@ bool equal(const std::tuple<F...>& table, const S& a, const S& b) noexcept {
 std::string format_number(std::uint32_t value, std::size_t size, bool is_signed);
 std::string format_byte(std::uint8_t value);                      // "X'A0'"
 std::string name_flags(std::uint32_t value, value_names labels);  // "first+last", "+X'01'" for unknown bits
-std::string name_code(std::uint32_t value, value_names labels);   // the value's name, or ""
-std::string quote(const std::string& text_819);                   // "'CLIENT1 '"
+// The value's name, or "" (a view of the constexpr table `labels` looks at).
+std::string_view name_code(std::uint32_t value, value_names labels) noexcept;
+std::string quote(const std::string& text_819);  // "'CLIENT1 '"
 
 inline printed_field print_one(std::string name, std::size_t offset, std::uint8_t v, kind how,
                                value_names labels) {
   std::string note = how == kind::flags  ? name_flags(v, labels)
-                     : how == kind::code ? name_code(v, labels)
-                                         : "";
+                     : how == kind::code ? std::string(name_code(v, labels))
+                                         : std::string();
   std::string value = how == kind::number ? format_number(v, 1, false) : format_byte(v);
   return {std::move(name), offset, 1, std::move(value), std::move(note)};
 }

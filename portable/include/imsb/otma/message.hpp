@@ -48,9 +48,13 @@ inline bool operator!=(const otma_message& a, const otma_message& b) { return !(
 // and field ("OTMA.security_data.subfield[0].length") with its offset in `buffer`.
 result<otma_message> decode_message(bytes_view buffer);
 
-// The byte-exact inverse of decode_message. Fails (same error shape, offsets in the output) when a
-// section would break a limit the decoder enforces: user data over 1024 bytes, a segment over 32767,
-// a security subfield too long, a section over 65535, a trailer with application data.
+// The byte-exact inverse of decode_message. Fails (same error shape, offsets in the output) on
+// anything the decoder would refuse, so that a message it encodes decodes back equal (the fuzz target
+// checks both directions): a state-data variant other than the one the MCI calls for
+// (state_data_kind_for), raw state data the decoder would refuse, a security subfield too long for
+// its type, security subfields over 255 bytes with byte 3 left to encode, user data over 1024 bytes,
+// application data without segments or with a segment over 32767, a section over 65535, a trailer
+// with application data.
 result<bytes> encode_message(const otma_message& message);
 
 // The prefix flags encode_message writes: the low four bits of message.mci.prefix_flags, plus one
@@ -64,14 +68,22 @@ std::uint8_t prefix_flags_for(const otma_message& message) noexcept;
 // buffers, §1.10 [C]); the segment sequence number at MCI+28 counts the buffers from the first's
 // value [I], so decode_chain does not insist on it.
 //
-// Splits `message` after every `max_segments_per_buffer` segments (0 = no limit: one buffer). A message
-// that fits in one buffer comes back as exactly encode_message(message) with chain flags X'A0'.
-result<std::vector<bytes>> encode_chain(const otma_message& message, std::size_t max_segments_per_buffer);
+// SRVresynch is the one message whose state data goes on in later buffers: "If the names do not fit
+// in one buffer, chained multi-segment buffers are used" (§1.5.4 [C: IMS-SD-SRV]). Each later buffer
+// then carries MCI + state data with the next tpipe names.
+//
+// Splits `message` after every `max_segments_per_buffer` segments and, for a SRVresynch, after every
+// `max_tpipe_names_per_buffer` tpipe names (0 = no limit); the message takes as many buffers as the
+// larger split needs. A message that fits in one buffer comes back as exactly encode_message(message)
+// with chain flags X'A0'.
+result<std::vector<bytes>> encode_chain(const otma_message& message, std::size_t max_segments_per_buffer,
+                                        std::size_t max_tpipe_names_per_buffer = 0);
 
 // Reassembles a chain: checks chain order (first, middles, last; no discard), that every buffer has
-// the first one's send-sequence number and tpipe, and that later buffers carry no prefix sections.
-// The result is the first buffer's prefix with every buffer's segments, and chain flags X'A0' (the
-// low four bits kept), so that encode_chain(decode_chain(b), n) == b for the n that built b.
+// the first one's send-sequence number and tpipe, and that later buffers carry no prefix sections
+// (a SRVresynch's may carry state data: more tpipe names). The result is the first buffer's prefix
+// with every buffer's segments (and tpipe names) in order, and chain flags X'A0' (the low four bits
+// kept), so that encode_chain(decode_chain(b), n, k) == b for the n and k that built b.
 result<otma_message> decode_chain(const std::vector<bytes_view>& buffers);
 
 // One printed_field per field of every section, with absolute offsets (for mqdump and tests).

@@ -1,6 +1,7 @@
 #pragma once
 // The security-data section (DSECT TMAMSEC, IMS Connect HWSOMSEC), spec/otma-xcf.md §1.6:
-//   +0 length(2, counts itself)  +2 flag  +3 length of the subfields  +4 subfields: len(1) type(1) data
+//   +0 length(2, counts itself)  +2 flag  +3 reserved (the subfields' length)  +4 subfields: len(1)
+//   type(1) data
 // where a subfield's len counts type + data but not itself [C-hex: the client-bid's `52 | 51 00` + 80].
 
 #include <cstddef>
@@ -34,7 +35,7 @@ inline constexpr std::size_t security_header_size = 4;   // length, flag, subfie
 inline constexpr std::size_t max_utoken_size = 80;       // [C]
 inline constexpr std::size_t max_user_id_size = 8;       // [C]
 inline constexpr std::size_t max_profile_size = 8;       // [C]
-inline constexpr std::size_t max_subfields_size = 0xFF;  // OMSECFLN is one byte
+inline constexpr std::size_t max_subfields_size = 0xFF;  // what byte 3 (OMSECFLN, one byte) can count
 
 struct security_subfield {
   std::uint8_t type = security_type::user_id;
@@ -49,6 +50,12 @@ struct security_subfield {
 struct security_data {
   std::uint8_t flag = security_flag::check;
   std::vector<security_subfield> subfields;  // in wire order; unknown types kept as they came
+  // Byte 3 (OMSECFLN). IMS calls it "reserved" (§1.6 [C]); IMS Connect writes the subfields' length
+  // there (X'0A' for a user ID, X'14' for user ID + group [C: ICON-SEC]), as IBM's client-bid sample
+  // does (X'52' [C-hex]). Nothing: written that way, as subfields_size(). The decoder keeps the byte
+  // it read, whatever its value (the subfields are found by the section length), so that a section
+  // re-encodes exactly.
+  std::optional<std::uint8_t> subfield_length;
 
   // The first subfield of a type, or nullptr.
   const security_subfield* find(std::uint8_t type) const noexcept;
@@ -64,18 +71,28 @@ struct security_data {
   void set_profile(std::string_view text_819);
   void set_utoken(bytes_view token);
 
-  std::size_t subfields_size() const noexcept;  // the value of byte 3
+  std::size_t subfields_size() const noexcept;  // bytes of subfields: byte 3 as IMS Connect writes it
+  // The byte 3 encode writes: subfield_length if given, else subfields_size() (which check_security_data
+  // then requires to fit in a byte).
+  std::uint8_t subfield_length_byte() const noexcept {
+    return subfield_length.value_or(static_cast<std::uint8_t>(subfields_size()));
+  }
   std::size_t encoded_size() const noexcept { return security_header_size + subfields_size(); }
 
+  // Equal when they encode to the same bytes (byte 3 compared as written).
   friend bool operator==(const security_data& a, const security_data& b) {
-    return a.flag == b.flag && a.subfields == b.subfields;
+    return a.flag == b.flag && a.subfields == b.subfields &&
+           a.subfield_length_byte() == b.subfield_length_byte();
   }
   friend bool operator!=(const security_data& a, const security_data& b) { return !(a == b); }
 };
 
-// `section` is the whole section (length field included, section.size() == its length); checks
-// that the subfield-length byte and every subfield length agree with the section length.
+// `section` is the whole section (length field included, section.size() == its length). The subfields
+// must fill it exactly, each within IBM's maximum for its type; byte 3 may hold anything (kept in
+// subfield_length).
 result<security_data> decode_security_data(bytes_view section, std::size_t offset);
+// Why `se` cannot be encoded, or nothing: a subfield over its type's maximum, subfields over 255
+// bytes with no explicit subfield_length, a section over 65535 bytes.
 std::optional<decode_error> check_security_data(const security_data& se, std::size_t offset);
 void append_security_data(const security_data& se, bytes& out);
 void print_security_data(const security_data& se, std::size_t offset, std::vector<printed_field>& out);

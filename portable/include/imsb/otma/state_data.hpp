@@ -57,25 +57,27 @@ inline constexpr std::uint8_t purge_not_deliverable = 0x10;  // [D] (TMAMPCM0 ex
 }  // namespace route_flags
 
 struct transaction_state_data {
-  std::uint8_t server_state = 0;                           // +2  [C]
-  std::uint8_t sync_flags = sync_flags::commit_then_send;  // +3  [R]
-  std::uint8_t txn_flags = 0;                              // +4  [D]
-  std::uint8_t route_flags = 0;                            // +5  [C] X'20', others [D]
-  std::uint16_t cm1_timeout = 0;                           // +6  seconds, 0 = server default [D]
-  ebcdic_name<8> lterm_override;                           // +8  blank = none [D]
-  ebcdic_name<8> modname;                                  // +16 MFS map name [D]
-  raw_bytes<16> client_correlator{};                       // +24 echoed unchanged [D]
-  raw_bytes<16> server_token{};                            // +40 conversation ID (MQIIH TranInstanceId) [D]
-  std::int32_t expiration = -1;                            // +56 tenths of a second, -1 = none [D]
-  std::uint16_t reserved = 0;                              // +60 [D]
-  ebcdic_name<8> reroute_tpipe;                            // +62 [C offset]
-  bytes extension;                                         // +70.. kept raw
+  std::uint8_t server_state = 0;  // +2  [C]
+  // +3 values [R]. CM0 (our default, as MQ's: MQICM_COMMIT_THEN_SEND, §2.4 [C]) supports only sync
+  // level CONFIRM (§2.3 [C]).
+  std::uint8_t sync_flags = sync_flags::commit_then_send | sync_flags::sync_level_confirm;
+  std::uint8_t txn_flags = 0;         // +4  [D]
+  std::uint8_t route_flags = 0;       // +5  [C] X'20', others [D]
+  std::uint16_t cm1_timeout = 0;      // +6  seconds, 0 = server default [D]
+  ebcdic_name<8> lterm_override;      // +8  blank = none [D]
+  ebcdic_name<8> modname;             // +16 MFS map name [D]
+  raw_bytes<16> client_correlator{};  // +24 echoed unchanged [D]
+  raw_bytes<16> server_token{};       // +40 conversation ID (MQIIH TranInstanceId) [D]
+  std::int32_t expiration = -1;       // +56 tenths of a second, -1 = none [D]
+  std::uint16_t reserved = 0;         // +60 [D]
+  ebcdic_name<8> reroute_tpipe;       // +62 [C offset]
+  bytes extension;                    // +70.. kept raw
 
   std::uint8_t commit_mode_bits() const noexcept { return sync_flags & 0x60; }
   std::uint8_t sync_level() const noexcept { return sync_flags & sync_flags::sync_level_mask; }
 };
 
-// --- §1.5.2 client-bid, CBresynch and server-available -------------------------------------------
+// --- §1.5.2 client-bid and CBresynch --------------------------------------------------------------
 inline constexpr std::size_t client_bid_state_size = 54;  // X'0036' [C-hex]; 2+16+8+8+8+2+1+1+4+4
 
 namespace client_bid_flags {  // byte 44, OMHDRQUE [C]
@@ -114,6 +116,20 @@ struct client_bid_state_data {
     std::size_t i = multirtp_offset - client_bid_state_size;
     return extension.size() > i && (extension[i] & multirtp_flag) != 0;
   }
+};
+
+// --- §1.5.2 server-available ---------------------------------------------------------------------
+// "For server-available the layout is the same up to byte 34; IMS fills in its own member name and
+// token" [I]. Past byte 34 nothing is known (the client-bid's DRU exit, MaxBlocksize, flags, aging
+// value and hash-table size are a client's parameters), so a section of 34 bytes is whole and
+// whatever follows is kept raw.
+inline constexpr std::size_t server_available_state_size = 34;
+
+struct server_available_state_data {
+  ebcdic_name<16> member_name;       // +2  IMS's XCF member name [I]
+  raw_bytes<8> originator_token{};   // +18 IMS's token [I]
+  raw_bytes<8> destination_token{};  // +26 [I]
+  bytes extension;                   // +34.. [?], kept raw
 };
 
 // --- §1.5.3 server state protocol command X'3C' ---------------------------------------------------
@@ -156,17 +172,19 @@ inline constexpr std::uint8_t stop_tpipe = 0x0C;
 inline constexpr std::uint8_t stop_and_wait_tbresynch = 0x10;
 }  // namespace represynch_action
 
-// Bytes 0–18 [C: IMS-SD-REP]; 19–25 mirror REQresynch (flag 2 + 6 reserved) [I].
-inline constexpr std::size_t represynch_size = 26;
+// Bytes 0–18 are IBM's [C: IMS-SD-REP]; what follows is [?], so a section that ends after tpipe
+// flag 1 is whole and the rest is kept raw.
+inline constexpr std::size_t represynch_size = 19;
+// What we send after byte 18: flag 2 and 6 reserved bytes, zeros, mirroring REQresynch [I], so that
+// our REPresynch is as long as IMS's REQresynch (26 bytes).
+inline constexpr std::size_t represynch_mirrored_tail_size = 7;
 
 struct represynch_state_data {
   ebcdic_name<8> tpipe_name;             // +2
   std::uint32_t client_send_seq = 0;     // +10 client recoverable send-sequence number
   std::uint32_t client_receive_seq = 0;  // +14 client recoverable receive-sequence number
   std::uint8_t tpipe_flag1 = represynch_action::continue_tpipe;  // +18 [C]
-  std::uint8_t tpipe_flag2 = 0;                                  // +19 [I]
-  raw_bytes<6> reserved{};                                       // +20 [I]
-  bytes extension;                                               // +26.. kept raw
+  bytes extension = bytes(represynch_mirrored_tail_size, 0);     // +19.. [?]/[I], kept raw
 };
 
 inline constexpr std::size_t tbresynch_size = 10;  // [C: IMS-SD-TB]
@@ -182,20 +200,23 @@ struct raw_state_data {
 };
 
 // The variant index order is state_data_kind's.
-using state_data =
-    std::variant<raw_state_data, transaction_state_data, client_bid_state_data, server_state_data,
-                 srvresynch_state_data, reqresynch_state_data, represynch_state_data, tbresynch_state_data>;
+using state_data = std::variant<raw_state_data, transaction_state_data, client_bid_state_data,
+                                server_available_state_data, server_state_data, srvresynch_state_data,
+                                reqresynch_state_data, represynch_state_data, tbresynch_state_data>;
 
 enum class state_data_kind : std::uint8_t {
   raw,
   transaction,
   client_bid,
+  server_available,
   server_state,
   srvresynch,
   reqresynch,
   represynch,
   tbresynch,
 };
+static_assert(static_cast<std::size_t>(state_data_kind::tbresynch) + 1 == std::variant_size_v<state_data>,
+              "one state_data_kind per variant, in the variant's order");
 
 // Which layout the state data of a message with this MCI has (§1.5: chosen by MCI+1 and MCI+4).
 state_data_kind state_data_kind_for(const mci& m) noexcept;
@@ -232,6 +253,13 @@ inline constexpr auto client_bid_state_layout = std::make_tuple(
     layout::make("hash_table_size", 50, &client_bid_state_data::hash_table_size));
 static_assert(layout::tiled_end(client_bid_state_layout, 2) == client_bid_state_size);
 
+inline constexpr auto server_available_state_layout = std::make_tuple(
+    layout::make("member_name", 2, &server_available_state_data::member_name, layout::kind::name),
+    layout::make("originator_token", 18, &server_available_state_data::originator_token, layout::kind::raw),
+    layout::make("destination_token", 26, &server_available_state_data::destination_token,
+                 layout::kind::raw));
+static_assert(layout::tiled_end(server_available_state_layout, 2) == server_available_state_size);
+
 inline constexpr auto server_state_layout =
     std::make_tuple(layout::make("status", 2, &server_state_data::status));
 static_assert(layout::tiled_end(server_state_layout, 2) == server_state_size);
@@ -259,9 +287,7 @@ inline constexpr auto represynch_layout =
                     layout::make("client_send_seq", 10, &represynch_state_data::client_send_seq),
                     layout::make("client_receive_seq", 14, &represynch_state_data::client_receive_seq),
                     layout::make("tpipe_flag1", 18, &represynch_state_data::tpipe_flag1, layout::kind::code,
-                                 layout::names_of(represynch_names::action)),
-                    layout::make("tpipe_flag2", 19, &represynch_state_data::tpipe_flag2, layout::kind::flags),
-                    layout::make("reserved", 20, &represynch_state_data::reserved, layout::kind::raw));
+                                 layout::names_of(represynch_names::action)));
 static_assert(layout::tiled_end(represynch_layout, 2) == represynch_size);
 
 inline constexpr auto tbresynch_layout =
@@ -270,6 +296,7 @@ static_assert(layout::tiled_end(tbresynch_layout, 2) == tbresynch_size);
 
 bool operator==(const transaction_state_data& a, const transaction_state_data& b) noexcept;
 bool operator==(const client_bid_state_data& a, const client_bid_state_data& b) noexcept;
+bool operator==(const server_available_state_data& a, const server_available_state_data& b) noexcept;
 bool operator==(const server_state_data& a, const server_state_data& b) noexcept;
 bool operator==(const srvresynch_state_data& a, const srvresynch_state_data& b) noexcept;
 bool operator==(const reqresynch_state_data& a, const reqresynch_state_data& b) noexcept;
@@ -280,6 +307,9 @@ inline bool operator!=(const transaction_state_data& a, const transaction_state_
   return !(a == b);
 }
 inline bool operator!=(const client_bid_state_data& a, const client_bid_state_data& b) noexcept {
+  return !(a == b);
+}
+inline bool operator!=(const server_available_state_data& a, const server_available_state_data& b) noexcept {
   return !(a == b);
 }
 inline bool operator!=(const server_state_data& a, const server_state_data& b) noexcept { return !(a == b); }
@@ -303,8 +333,11 @@ inline bool operator!=(const raw_state_data& a, const raw_state_data& b) noexcep
 result<state_data> decode_state_data(bytes_view section, state_data_kind kind, std::size_t offset);
 // The encoded size of the section, its length field included.
 std::size_t encoded_size(const state_data& sd) noexcept;
-// Why `sd` cannot be encoded (it would not fit its 16-bit length), or nothing.
-std::optional<decode_error> check_state_data(const state_data& sd, std::size_t offset);
+// Why `sd` cannot be encoded as the state data of a message whose MCI calls for `expected`
+// (state_data_kind_for), or nothing: a variant other than `expected` (the decoder would read its
+// bytes in another layout), a section over 65535 bytes, or bytes decode_state_data would refuse.
+std::optional<decode_error> check_state_data(const state_data& sd, state_data_kind expected,
+                                             std::size_t offset);
 void append_state_data(const state_data& sd, bytes& out);
 // One printed_field per field, the length field included.
 void print_state_data(const state_data& sd, std::size_t offset, std::vector<printed_field>& out);
