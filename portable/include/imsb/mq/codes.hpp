@@ -1,7 +1,8 @@
 #pragma once
-// Names and one-line meanings of the MQ reason codes (MQRC_*) and feedback codes (MQFB_*) this project
-// meets, looked up by value or by name, and std::error_category objects for both, so that an error on
-// the message path can carry the code IBM would have used (STYLE.md "Envoy": mqrc and mqfb categories).
+// Names and one-line meanings of the MQ reason codes (MQRC_*) and feedback codes (MQFB_*): every one
+// IBM's cmqc.h of MQ 9.1.1 defines (see codes.cpp), looked up by value or by name, and
+// std::error_category objects for both, so that an error on the message path can carry the code IBM
+// would have used (STYLE.md "Envoy": mqrc and mqfb categories).
 
 #include <cstdint>
 #include <string>
@@ -33,8 +34,11 @@ std::vector<code_info> all_mqfb();
 //   "MQFB_IMS_ERROR+26 (326): IMS-OTMA NAK sense X'001A'"
 //   "MQFB_IMS_NACK_1A_REASON_FIRST+5 (605): OTMA NAK sense X'001A', reason X'05'"
 //   "MQRC_Q_FULL (2053): ..." (the Feedback field may also hold an MQRC, spec/mq.md §2.4 [C])
+//   "MQRC 2700: not in the table" (2000..6999 is where reason codes live, never feedback)
+//   "MQFB 420: unknown system feedback", "MQFB 70000: application feedback"
 std::string describe_feedback(std::int32_t fb);
-// One line for a reason code: "MQRC_IIH_ERROR (2148): ..." or "MQRC 9999: unknown reason code".
+// One line for a reason code: "MQRC_IIH_ERROR (2148): ...", "MQRC 950: application-defined reason
+// code", "MQRC 2700: not in the table" (2000..6999) or "MQRC 9999: unknown reason code".
 std::string describe_reason(std::int32_t rc);
 
 // Error categories named "mqrc" and "mqfb"; message() is describe_reason / describe_feedback.

@@ -248,6 +248,10 @@ inline constexpr std::int32_t MQFB_IMS_NACK_1A_REASON_LAST = 855;
 
 // --- Reason codes: spec/mq.md §4.1, §7.2, §7.4 [C] CMQC-PY ---------------------------------------------
 inline constexpr std::int32_t MQRC_NONE = 0;
+// Reason codes an application or exit may define for itself: IBM's cmqc.h (MQ 9.1.1), not in the spec.
+// describe_reason() names the values inside the range.
+inline constexpr std::int32_t MQRC_APPL_FIRST = 900;
+inline constexpr std::int32_t MQRC_APPL_LAST = 999;
 inline constexpr std::int32_t MQRC_ALIAS_BASE_Q_TYPE_ERROR = 2001;
 inline constexpr std::int32_t MQRC_EXPIRY_ERROR = 2013;
 inline constexpr std::int32_t MQRC_FEEDBACK_ERROR = 2014;
