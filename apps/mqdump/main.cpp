@@ -1,10 +1,12 @@
 // mqdump: decodes MQ and OTMA messages and explains feedback, reason and sense codes.
 // All logic is in imsb/dump (cli.hpp); this file only reads the input, prints and exits.
 
+#include <cstddef>
 #include <exception>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <new>
 #include <sstream>
 #include <string>
 #include <variant>
@@ -31,6 +33,8 @@ bool read_all(const std::string& name, std::string& out) {
     }
     out = ss.str();
     return true;
+  } catch (const std::bad_alloc&) {
+    throw;  // not a read error: main reports it (IMB4008E)
   } catch (const std::exception&) {
     return false;
   }
@@ -42,10 +46,8 @@ int finish(const imsb::dump::run_output& r) {
   return r.exit_code;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::ios::sync_with_stdio(false);
+// Everything main does; main only catches what escapes it.
+int run(int argc, char** argv, std::size_t& input_size) {
   std::vector<std::string> args(argv + 1, argv + argc);
   auto parsed = imsb::dump::parse_command_line(args);
   if (auto* err = std::get_if<imsb::dump::usage_error>(&parsed)) {
@@ -64,5 +66,24 @@ int main(int argc, char** argv) {
     std::cerr << imsb::msg::IMB4003E << " mqdump: cannot read " << cl.input << '\n';
     return imsb::dump::exit_bad_input;
   }
+  input_size = content.size();
   return finish(imsb::dump::run_dump(cl, content));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::ios::sync_with_stdio(false);
+  // "Never a crash": a listing that does not fit in memory (std::bad_alloc), or any other exception
+  // from the standard library, ends with a diagnostic line and exit code 1, never an abort.
+  std::size_t input_size = 0;
+  try {
+    return run(argc, argv, input_size);
+  } catch (const std::bad_alloc&) {
+    std::cerr << imsb::msg::IMB4008E << " mqdump: out of memory decoding " << input_size
+              << " bytes of input\n";
+  } catch (const std::exception& e) {
+    std::cerr << imsb::msg::IMB4008E << " mqdump: internal error: " << e.what() << '\n';
+  }
+  return imsb::dump::exit_bad_input;
 }

@@ -3,14 +3,20 @@
 
   - every .hex vector under tests/vectors/samples and tests/vectors/otma: the listing and the JSON
     equal tests/vectors/expected/<dir>_<name>.txt / .json (naming: tests/vectors/README.md), the
-    JSON is valid, and the exit code is 0 (1 for the vectors that do not decode on purpose);
+    JSON is valid, and the exit code is 0 (1 for the vectors that do not decode or fail the bridge's
+    validation on purpose);
   - every code in tests/vectors/expected/explain.list, the same way, and each --explain example of
     the issue;
   - usage errors exit 2, an unreadable file and bad hex exit 1;
+  - a 20 MB input decodes and exits 0;
   - 2,000 random byte strings and truncations of every vector exit 0 or 1, never crash, and their
     --json output is valid JSON.
 
 Usage: mqdump_test.py MQDUMP VECTORS_DIR
+       mqdump_test.py --list VECTORS_DIR   prints the expected files and the mqdump arguments that
+                                           make them, one per line: NAME<TAB>ARG<TAB>ARG...
+                                           (scripts/update-mqdump-expected reads it: the naming
+                                           rule lives here only)
 """
 import json
 import os
@@ -21,7 +27,11 @@ import sys
 MQDUMP, VECTORS = sys.argv[1], sys.argv[2]
 EXPECTED = os.path.join(VECTORS, "expected")
 FAILURES = []
-DECODE_ERROR_VECTORS = {"samples/iih_bad_struclength.hex"}  # a decode error on purpose: exit 1
+# Vectors that exit 1 on purpose, and the diagnostic each ends with.
+EXIT_1_VECTORS = {
+    "samples/iih_bad_struclength.hex": b"IMB4002E",  # a header that does not decode
+    "samples/dead_letter.hex": b"IMB4006W",  # a message the bridge refuses (its first LL is too big)
+}
 
 
 def fail(what):
@@ -63,6 +73,8 @@ def read(path):
 
 
 def slug(code):
+    """The expected-file name of an --explain code (tests/vectors/README.md): lower case, every run of
+    other characters than letters and digits one '_', none at the ends."""
     out, gap = "", False
     for c in code.lower():
         if c.isascii() and c.isalnum():
@@ -87,34 +99,53 @@ def compare(got, path, what):
         fail(f"{what}: differs from {os.path.basename(path)} in length ({len(g)} lines, want {len(w)})")
 
 
-def vectors():
+def vectors(vectors_dir):
     out = []
     for d in ("samples", "otma"):
-        for name in sorted(os.listdir(os.path.join(VECTORS, d))):
+        for name in sorted(os.listdir(os.path.join(vectors_dir, d))):
             if name.endswith(".hex"):
                 out.append(f"{d}/{name}")
     return out
 
 
+def explain_codes(vectors_dir):
+    with open(os.path.join(vectors_dir, "expected", "explain.list")) as f:
+        return [l.rstrip("\n") for l in f if l.strip() and not l.startswith("#")]
+
+
+def expectations(vectors_dir):
+    """Every expected output as (file name without .txt/.json, what it shows, mqdump's arguments for
+    the listing); the JSON file is the output of --json with the same arguments."""
+    out = []
+    for v in vectors(vectors_dir):
+        out.append((v.replace("/", "_")[: -len(".hex")], v, [os.path.join(vectors_dir, v)]))
+    for code in explain_codes(vectors_dir):
+        out.append(("explain_" + slug(code), code, ["--explain"] + code.split()))
+    return out
+
+
 def check_vectors():
-    found = vectors()
+    found = vectors(VECTORS)
     if len(found) < 15:
         fail(f"only {len(found)} vectors found under {VECTORS}")
-    for v in found:
-        path = os.path.join(VECTORS, v)
-        base = v.replace("/", "_")[:-4]
-        want_rc = 1 if v in DECODE_ERROR_VECTORS else 0
-        rc, out, err = run([path])
+    for base, v, args in expectations(VECTORS):
+        if v not in found:
+            continue
+        path = args[0]
+        want_rc = 1 if v in EXIT_1_VECTORS else 0
+        rc, out, err = run(args)
         if rc != want_rc:
             fail(f"{v}: exit code {rc}, want {want_rc}; stderr {err!r}")
         compare(out, os.path.join(EXPECTED, base + ".txt"), v)
-        rc, out, err = run(["--json", path])
+        if want_rc == 1 and b"\n" + EXIT_1_VECTORS[v] + b" " not in out:
+            fail(f"{v}: the listing has no {EXIT_1_VECTORS[v].decode()} line")
+        rc, out, err = run(["--json"] + args)
         if rc != want_rc:
             fail(f"{v} --json: exit code {rc}, want {want_rc}")
         strict_json(out, v)
         compare(out, os.path.join(EXPECTED, base + ".json"), v + " --json")
-        if want_rc == 1 and not err.startswith(b"IMB4002E "):
-            fail(f"{v} --json: stderr should start with IMB4002E, is {err!r}")
+        if want_rc == 1 and not err.startswith(EXIT_1_VECTORS[v] + b" "):
+            fail(f"{v} --json: stderr should start with {EXIT_1_VECTORS[v].decode()}, is {err!r}")
         # The same bytes on standard input, as binary, decode to the same listing.
         rc, out_stdin, _ = run(["--json", "-"], stdin=hex_to_bytes(read(path)))
         if out_stdin != out:
@@ -130,13 +161,12 @@ def hex_to_bytes(text):
 
 
 def check_explain():
-    with open(os.path.join(EXPECTED, "explain.list")) as f:
-        codes = [l.rstrip("\n") for l in f if l.strip() and not l.startswith("#")]
-    for code in codes:
-        base = "explain_" + slug(code)
-        rc, out, _ = run(["--explain"] + code.split())
+    for base, code, args in expectations(VECTORS):
+        if args[0] != "--explain":
+            continue
+        rc, out, _ = run(args)
         compare(out, os.path.join(EXPECTED, base + ".txt"), f"--explain {code}")
-        rc_json, out, _ = run(["--json", "--explain"] + code.split())
+        rc_json, out, _ = run(["--json"] + args)
         strict_json(out, f"--explain {code}")
         compare(out, os.path.join(EXPECTED, base + ".json"), f"--json --explain {code}")
         if rc != rc_json:
@@ -159,6 +189,11 @@ def check_explain():
     rc, out, _ = run(["--explain", "NOT_A_CODE"])
     if rc != 1 or b"IMB4005E" not in out:
         fail(f"--explain NOT_A_CODE: exit code {rc}, want 1 with IMB4005E")
+    # The code ends at the next option: --json after it gives the explanation as JSON.
+    rc, out, err = run(["--explain", "294", "--json"])
+    if rc != 0 or b"MQFB_BUFFER_OVERFLOW" not in out:
+        fail(f"--explain 294 --json: exit code {rc}, want 0 with MQFB_BUFFER_OVERFLOW; stderr {err!r}")
+    strict_json(out, "--explain 294 --json")
 
 
 def check_usage():
@@ -181,6 +216,32 @@ def check_usage():
     rc, out, _ = run(["-"], stdin=b"")
     if rc != 1 or b"IMB4007E" not in out:
         fail(f"empty input: exit code {rc}, want 1 with IMB4007E")
+
+
+def check_not_otma():
+    """Bytes that start with X'01' are OTMA only when they decode as OTMA: a little-endian PCF body
+    and plain text are shown as bytes, exit 0."""
+    pcf = b"".join(v.to_bytes(4, "little") for v in (1, 36, 1, 1, 1, 1, 0, 0, 0))
+    for what, data in (("little-endian PCF", pcf), ("text after X'01'", b"\x01" + b"plain text, not OTMA at all" * 2)):
+        rc, out, err = run(["-"], stdin=data)
+        if rc != 0 or not out.startswith(b"data "):
+            fail(f"{what}: exit code {rc}, want 0 with the bytes shown; stdout {out[:200]!r} stderr {err!r}")
+
+
+def check_large_input():
+    """A 20 MB input decodes, exit 0 (the issue: never a crash; the listing is built line by line)."""
+    size = 20 * 1024 * 1024
+    data = bytes(range(256)) * (size // 256)
+    p = subprocess.run([MQDUMP, "-"], input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+    if p.returncode != 0:
+        fail(f"20 MB input: exit code {p.returncode}, want 0; stderr {p.stderr[-300:]!r}")
+        return
+    lines = p.stdout.count(b"\n")
+    if lines != 2 + size // 16:
+        fail(f"20 MB input: {lines} lines, want {2 + size // 16}")
+    last = f"{size - 16}   F0F1F2F3 F4F5F6F7 F8F9FAFB FCFDFEFF  |".encode()
+    if last not in p.stdout[-200:]:
+        fail(f"20 MB input: the last line is {p.stdout[-100:]!r}")
 
 
 def survives(data, args, what):
@@ -220,6 +281,8 @@ def main():
     found = check_vectors()
     check_explain()
     check_usage()
+    check_not_otma()
+    check_large_input()
     check_robustness(found)
     if FAILURES:
         print(f"mqdump_test: {len(FAILURES)} failure(s)", file=sys.stderr)
@@ -229,4 +292,8 @@ def main():
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--list":
+        for base, _, args in expectations(sys.argv[2]):
+            print("\t".join([base] + args))
+        sys.exit(0)
     sys.exit(main())

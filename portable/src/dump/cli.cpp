@@ -47,32 +47,6 @@ bool ends_with(std::string_view s, std::string_view tail) {
   return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
 }
 
-// Where hex text goes wrong, for IMB4004E: the first character that is not a hex digit,
-// whitespace, '|' or part of a # comment, or an odd number of digits.
-std::string hex_problem(std::string_view text) {
-  std::size_t line = 1, digits = 0;
-  bool comment = false;
-  for (char c : text) {
-    if (c == '\n') {
-      ++line;
-      comment = false;
-      continue;
-    }
-    if (comment) continue;
-    if (c == '#') {
-      comment = true;
-    } else if (std::isxdigit(static_cast<unsigned char>(c))) {
-      ++digits;
-    } else if (!std::isspace(static_cast<unsigned char>(c)) && c != '|') {
-      auto u = static_cast<unsigned char>(c);
-      std::string shown = u >= 0x20 && u < 0x7F ? std::string("'") + c + "'" : "byte " + hex8(u);
-      return "line " + std::to_string(line) + ": " + shown + " is not a hex digit";
-    }
-  }
-  if (digits % 2 != 0) return "odd number of hex digits (" + std::to_string(digits) + ")";
-  return "not hex text";
-}
-
 }  // namespace
 
 std::variant<command_line, usage_error> parse_command_line(const std::vector<std::string>& args) {
@@ -114,9 +88,11 @@ std::variant<command_line, usage_error> parse_command_line(const std::vector<std
         return usage("--format " + *v + ": a format name has 1 to 8 characters");
       cl.decode.format = *v;
     } else if (arg == "--explain") {
+      // The code may be several words (sense 0x1A reason 0x27); the next option ends it.
       std::string code;
       if (inline_value) code = *inline_value;
-      for (++i; i < args.size(); ++i) code += (code.empty() ? "" : " ") + args[i];
+      for (; i + 1 < args.size() && args[i + 1].compare(0, 2, "--") != 0; ++i)
+        code += (code.empty() ? "" : " ") + args[i + 1];
       if (code.empty()) return usage("--explain needs a code (294, MQRC_Q_FULL, sense 0x1A reason 0x27 ...)");
       cl.explain = code;
     } else if (arg != "-" && arg.size() > 1 && arg[0] == '-') {
@@ -148,37 +124,42 @@ What the bytes are is found in this order:
                       its Format starts: MQDLH (MQDEAD), MQXQH (MQXMIT), MQIIH (MQIMS)
   --format NAME       data without an MQMD, starting with that format (MQIMS, MQDEAD, MQXMIT,
                       MQIMSVS, an MFS map name ...), in --encoding (default 546, little-endian) and
-                      --ccsid (default 819)
+                      --ccsid (default 819, or 037 when the header's StrucId is EBCDIC)
   StrucId at 0        "DLH ", "XQH " or "IIH " without an MQMD
-  byte 0 = X'01'      OTMA (architecture level 1), when no MQ StrucId matches
+  byte 0 = X'01'      OTMA (architecture level 1), when no MQ StrucId matches, the MCI is
+                      plausible (known message type and prefix flags) and the whole buffer decodes
   anything else       shown as bytes
 Data in Format MQIMS or MQIMSVS (or an MFS map name) is checked as the MQ-IMS bridge checks it; a
-message the bridge would dead-letter is listed with an IMB4006W line giving the MQFB code.
+message the bridge would dead-letter is listed in full with an IMB4006W line giving the MQFB code.
 
 Options:
   --encoding N   MQ Encoding of data without an MQMD (decimal, or hex as 0x111); 546 = little-endian,
                  273 or 785 = big-endian
-  --ccsid N      CCSID of data without an MQMD, and of OTMA application data (default 037 there)
+  --ccsid N      CCSID of data without an MQMD, and of OTMA application data (default 037 there).
+                 EBCDIC CCSIDs mqdump does not convert (273, 285, 1141 ...) are shown as 037
   --format NAME  MQ format name of data without an MQMD
   --otma         the input is one OTMA buffer
   --hex          the input is hex text: hex digits, whitespace and # comments (implied for *.hex files)
   --json         print one JSON object instead of the listing
   --explain CODE explain a code and exit: 2087, 294, MQRC_Q_FULL, MQFB_BUFFER_OVERFLOW, 0x126,
                  X'126', sense 0x1A reason 0x27, sense X'30'. Sense and reason are hex. IMS feedback
-                 301-399 and 600-855 are decoded back into the OTMA sense and reason.
+                 301-399 and 600-855 are decoded back into the OTMA sense and reason. The code is
+                 the words up to the next --option (mqdump --explain 294 --json).
   -h, --help     this text
 FILE is read whole; - or no FILE reads standard input.
 
 Exit codes:
-  0  decoded (also when the message would fail the bridge's validation: see the IMB4006W line)
-  1  the input cannot be read, is not hex (--hex), is empty, or a header does not decode
-     (IMB4002E names the field and its offset); --explain: unknown code
+  0  decoded, and the bridge would accept the message (or it is no bridge data)
+  1  the input cannot be read, is not hex (--hex), is empty, a header does not decode (IMB4002E
+     names the field and its offset), or the message fails the bridge's validation (IMB4006W
+     names the segment or field and its offset; the listing is still complete); --explain:
+     unknown code; mqdump ran out of memory (IMB4008E)
   2  usage error
 
 Examples:
   mqdump --hex tests/vectors/samples/iih_request_ascii.hex
   mqdump --json < message.bin
-  mqdump --format MQIMS --encoding 785 --ccsid 500 data.bin
+  mqdump --format MQIMS --encoding 785 data.bin
   mqdump --explain 294
 )";
 }
@@ -187,9 +168,10 @@ run_output run_dump(const command_line& cl, std::string_view content) {
   run_output r;
   bytes in;
   if (cl.hex) {
-    if (!from_hex(content, in)) {
+    hex_error bad;
+    if (!from_hex(content, in, &bad)) {
       r.err = std::string(msg::IMB4004E) + " mqdump: " + (cl.input == "-" ? "standard input" : cl.input) +
-              " is not valid hex text: " + hex_problem(content) + "\n";
+              " is not valid hex text: line " + std::to_string(bad.line) + ": " + bad.reason + "\n";
       r.exit_code = exit_bad_input;
       return r;
     }
@@ -198,9 +180,13 @@ run_output run_dump(const command_line& cl, std::string_view content) {
   }
   dump_result d = dump_message(in, cl.decode);
   r.out = cl.json ? render_json(d.document) : render_text(d.document);
-  if (const node* e = d.error()) {
+  // Bytes that do not decode, and a message the bridge would refuse, both exit 1 (the issue: "bad
+  // bytes get a clear error naming the field and offset and exit code 1"); the listing is whole.
+  const node* e = d.error();
+  if (e == nullptr) e = d.finding();
+  if (e != nullptr) {
     r.exit_code = exit_bad_input;
-    // The listing ends with the diagnostic line already; JSON keeps standard output pure JSON.
+    // The listing holds the diagnostic line already; JSON keeps standard output pure JSON.
     if (cl.json) {
       r.err = e->id + " " + e->name + (e->offset ? " at offset " + std::to_string(*e->offset) : "") + ": " +
               e->value + "\n";

@@ -43,6 +43,12 @@ node error_node(std::string_view id, const decode_error& e, std::size_t base) {
 
 std::string format_name(std::string_view f) { return std::string(codepage::field_value(f)); }
 
+// Adds to a node's meaning (data nodes may already say how their text is shown).
+void add_meaning(node& n, std::string_view more) {
+  if (!n.meaning.empty()) n.meaning += "; ";
+  n.meaning += more;
+}
+
 bool is_bridge_format(std::string_view f) {
   return same_format(f, mq::MQFMT_IMS) || same_format(f, mq::MQFMT_IMS_VAR_STRING);
 }
@@ -83,7 +89,7 @@ void lenient_segments(node& parent, bytes_view data, std::size_t base, byte_orde
   }
   if (off < data.size()) {
     node rest = data_node("rest", base + off, data.sub(off), ccsid);
-    rest.meaning = "not a whole LLZZ segment";
+    add_meaning(rest, "not a whole LLZZ segment");
     parent.add(std::move(rest));
   }
 }
@@ -95,7 +101,40 @@ struct bridge_view {
   std::string format;
   std::int32_t encoding = 0;
   std::int32_t ccsid = 0;
+  // The header whose Format, Encoding and CodedCharSetId the validator calls "MQMD.*": the MQMD,
+  // the MQXQH's MsgDesc or the MQDLH; none for data without one (--format, a StrucId at 0).
+  const mq::layout* describer = nullptr;
+  std::size_t describer_offset = 0;
+  std::string describer_name;
 };
+
+// The validator counts offsets in the data it is given, which starts at `base` in the input; a
+// listing counts them in the input. Every "offset N" of its detail text is moved by `base`, and a
+// detail that gives offsets or lengths ("message length") says which bytes the validator saw, so
+// that one line never mixes the two bases (IMB4006W).
+std::string rebase_detail(const std::string& detail, std::size_t base, std::size_t length) {
+  if (base == 0 ||
+      (detail.find("offset ") == std::string::npos && detail.find("length") == std::string::npos))
+    return detail;
+  static constexpr std::string_view marker = "offset ";
+  std::string out;
+  std::size_t from = 0;
+  for (std::size_t at = detail.find(marker); at != std::string::npos; at = detail.find(marker, from)) {
+    std::size_t digits = at + marker.size();
+    std::size_t end = digits;
+    while (end < detail.size() && detail[end] >= '0' && detail[end] <= '9') ++end;
+    out.append(detail, from, digits - from);
+    from = digits;
+    if (end == digits || end - digits > 18) continue;  // not a number we can move
+    std::size_t value = 0;
+    for (std::size_t k = digits; k < end; ++k) value = value * 10 + static_cast<std::size_t>(detail[k] - '0');
+    out += std::to_string(value + base);
+    from = end;
+  }
+  out.append(detail, from, std::string::npos);
+  return out + " (the message the bridge checks is the " + std::to_string(length) + " bytes from offset " +
+         std::to_string(base) + ")";
+}
 
 node request_node(const mq::bridge_request& req, std::size_t offset, std::size_t length) {
   node r = structure_node("IMS request", offset, length);
@@ -122,7 +161,10 @@ void data_section(node& root, bytes_view msg, const mq::header_chain& chain, con
   node d = structure_node(
       "data", chain.data_offset, data.size(),
       "Format " + quote_819(chain.data_format) + ", " + describing(chain.data_encoding, chain.data_ccsid));
-  d.meaning = describe_format(chain.data_format);
+  const bool after_iih =
+      !chain.headers.empty() && std::holds_alternative<mq::mqiih>(chain.headers.back().value);
+  d.meaning =
+      describe_format(chain.data_format, after_iih ? format_field::iih_format : format_field::message);
   const std::int32_t ccsid = chain.data_ccsid;
 
   const bool bridge = is_bridge_format(bv.format);
@@ -170,6 +212,18 @@ void data_section(node& root, bytes_view msg, const mq::header_chain& chain, con
   root.add(std::move(d));
   node f = error_node(msg::IMB4006W, req.error(), bv.start);
   f.kind = node_kind::finding;
+  f.value = rebase_detail(f.value, bv.start, msg.size() - bv.start);
+  if (f.name.compare(0, 5, "MQMD.") == 0) {
+    // A field of the header that describes the data, not an offset in the data.
+    const std::string field = f.name.substr(5);
+    const mq::field_desc* fd = bv.describer != nullptr ? mq::find_field(*bv.describer, field) : nullptr;
+    if (fd != nullptr) {
+      f.name = bv.describer_name + "." + field;
+      f.offset = bv.describer_offset + fd->offset;
+    } else {
+      f.offset.reset();
+    }
+  }
   root.add(std::move(f));
 }
 
@@ -186,10 +240,28 @@ bridge_view bridge_start(const mq::header_chain& chain, bridge_view start) {
   for (std::size_t i = chain.headers.size(); i-- > 0;) {
     const mq::chain_header& h = chain.headers[i];
     if (std::holds_alternative<mq::mqiih>(h.value)) continue;
-    const std::size_t end = h.offset + h.length;
-    if (i + 1 == chain.headers.size()) return {end, chain.data_format, chain.data_encoding, chain.data_ccsid};
-    const mq::chain_header& iih = chain.headers[i + 1];
-    return {end, std::string(mq::MQFMT_IMS), iih.encoding, iih.ccsid};
+    bridge_view bv;
+    bv.start = h.offset + h.length;
+    if (i + 1 == chain.headers.size()) {
+      bv.format = chain.data_format;
+      bv.encoding = chain.data_encoding;
+      bv.ccsid = chain.data_ccsid;
+    } else {
+      const mq::chain_header& iih = chain.headers[i + 1];
+      bv.format = std::string(mq::MQFMT_IMS);
+      bv.encoding = iih.encoding;
+      bv.ccsid = iih.ccsid;
+    }
+    if (std::holds_alternative<mq::mqxqh>(h.value)) {
+      bv.describer = &mq::mqmd_layout(1);
+      bv.describer_offset = h.offset + mq::find_field(mq::mqxqh_layout(), "MsgDesc")->offset;
+      bv.describer_name = "MQXQH.MsgDesc";
+    } else {
+      bv.describer = &layout_of(h);
+      bv.describer_offset = h.offset;
+      bv.describer_name = std::string(h.struc_name);
+    }
+    return bv;
   }
   return start;
 }
@@ -244,7 +316,11 @@ void mq_without_mqmd(node& root, bytes_view msg, const std::string& format, std:
                      const std::string& how) {
   std::string path = "data without MQMD, " + how;
   std::string padded = codepage::pad_field(format, mq::MQ_FORMAT_LENGTH);
-  mq_chain(root, msg, mq::walk_chain_partial(msg, padded, enc, cc), {0, padded, enc, cc}, path);
+  bridge_view start;  // no header describes the data: the options do
+  start.format = padded;
+  start.encoding = enc;
+  start.ccsid = cc;
+  mq_chain(root, msg, mq::walk_chain_partial(msg, padded, enc, cc), start, path);
   root.value = path;
 }
 
@@ -414,7 +490,7 @@ void mq_user_data_nodes(node& us, bytes_view buffer, std::size_t section_offset)
     } else if (c.name == "mq.reply_to_format") {
       const std::string text = codepage::get_field(buffer.sub(section_offset + 332, 8), cc);
       c.value = quote_819(text);
-      c.meaning = "MQIIH.ReplyToFormat: " + describe_format(text);
+      c.meaning = "MQIIH.ReplyToFormat: " + describe_format(text, format_field::iih_reply_to_format);
     } else if (c.name == "mq.iih_flags") {
       c.meaning = "MQIIH.Flags: " + describe_iih_flags(static_cast<std::int32_t>(
                                         load_u32(buffer.data() + c.offset.value_or(0), byte_order::big)));
@@ -496,7 +572,7 @@ void otma_message_nodes(node& root, bytes_view buffer, const otma::otma_message&
     root.add(std::move(ap));
   } else if (!m.trailer.empty()) {
     node t = data_node("trailer", pos, m.trailer, ccsid);
-    t.meaning = "bytes after the last section (zero padding in IBM's SRVresynch sample)";
+    add_meaning(t, "bytes after the last section (zero padding in IBM's SRVresynch sample)");
     root.add(std::move(t));
   }
 }
@@ -559,11 +635,46 @@ void otma_document(node& root, bytes_view buffer, std::int32_t ccsid) {
   root.value = "stopped at " + r.error().field;
 }
 
+// Why bytes that start with X'01' (the OTMA architecture level) are not taken for OTMA when nothing
+// says they are [D]; empty when they are. Little-endian PCF (MQCFH Type 1), a number or plain text
+// can start with X'01' too, so the MCI must be plausible — message-type bits OTMA defines and no
+// prefix-flag bit it does not (spec/otma-xcf.md §1.2) — and the whole buffer must decode.
+std::string not_otma(bytes_view input) {
+  otma::mci m;
+  otma::layout::decode(otma::mci_layout, input.data(), m);
+  namespace t = otma::msg_type;
+  constexpr std::uint8_t known_types =
+      t::data | t::transaction | t::response | t::command | t::commit_confirmation | t::sync_program_switch;
+  if (m.message_type == 0 || (m.message_type & ~known_types) != 0)
+    return "MCI message type " + hex8(m.message_type) + " is no OTMA message type";
+  if ((m.prefix_flags & ~otma::prefix::sections_mask) != 0)
+    return "MCI prefix flags " + hex8(m.prefix_flags) + " have bits OTMA does not define";
+  auto r = otma::decode_message(input);
+  if (!r)
+    return "it does not decode as OTMA: " + r.error().field + " at offset " +
+           std::to_string(r.error().offset) + ": " + r.error().detail;
+  return {};
+}
+
+// The StrucId of the header `format` starts with, or empty when the format names no header.
+std::string_view struc_id_of(std::string_view format) {
+  if (same_format(format, mq::MQFMT_IMS)) return mq::MQIIH_STRUC_ID;
+  if (same_format(format, mq::MQFMT_DEAD_LETTER_HEADER)) return mq::MQDLH_STRUC_ID;
+  if (same_format(format, mq::MQFMT_XMIT_Q_HEADER)) return mq::MQXQH_STRUC_ID;
+  return {};
+}
+
 }  // namespace
 
 const node* dump_result::error() const {
   for (const auto& c : document.children)
     if (c.kind == node_kind::error) return &c;
+  return nullptr;
+}
+
+const node* dump_result::finding() const {
+  for (const auto& c : document.children)
+    if (c.kind == node_kind::finding) return &c;
   return nullptr;
 }
 
@@ -594,7 +705,14 @@ dump_result dump_message(bytes_view input, const options& opts) {
     return out;
   }
   if (opts.format) {
-    mq_without_mqmd(root, input, *opts.format, enc, cc, "--format " + *opts.format);
+    // Without --ccsid an EBCDIC StrucId means EBCDIC data: 037, as the header decoders choose for the
+    // header's own fields (mq chars_ccsid, spec/mq.md §0 [C] WIRESHARK).
+    std::int32_t c = cc;
+    const std::string_view id = struc_id_of(codepage::pad_field(*opts.format, mq::MQ_FORMAT_LENGTH));
+    if (!opts.ccsid && !id.empty()) {
+      if (auto how = mq::detect_header_encoding(input, id)) c = how->ccsid;
+    }
+    mq_without_mqmd(root, input, *opts.format, enc, c, "--format " + *opts.format);
     return out;
   }
   static constexpr std::pair<std::string_view, std::string_view> chain_starts[] = {
@@ -610,12 +728,18 @@ dump_result dump_message(bytes_view input, const options& opts) {
       return out;
     }
   }
+  std::string why_not_otma;
   if (input[0] == otma::architecture_level_1 && input.size() >= otma::mci_size) {
-    otma_document(root, input, opts.ccsid.value_or(codepage::ccsid_037));
-    return out;
+    why_not_otma = not_otma(input);
+    if (why_not_otma.empty()) {
+      otma_document(root, input, opts.ccsid.value_or(codepage::ccsid_037));
+      return out;
+    }
+    why_not_otma = " (byte 0 is X'01' but " + why_not_otma + "; --otma decodes it as OTMA)";
   }
   root.name = "data";
-  root.value = "no MQMD, no MQ header and not OTMA: shown as bytes, CCSID " + std::to_string(cc);
+  root.value =
+      "no MQMD, no MQ header and not OTMA" + why_not_otma + ": shown as bytes, CCSID " + std::to_string(cc);
   root.add(data_node("bytes", 0, input, cc));
   return out;
 }

@@ -11,6 +11,14 @@
 #include "imsb/mq/constants.hpp"
 #include "imsb/otma/sense.hpp"
 
+// otma keeps its own copies of the IMS feedback bounds so that it does not depend on mq (sense.hpp);
+// dump links both, so the copies are held to mq's constants here (spec/mq.md §4.1 [C]).
+static_assert(imsb::otma::feedback::ims_error == imsb::mq::MQFB_IMS_ERROR);
+static_assert(imsb::otma::feedback::ims_first == imsb::mq::MQFB_IMS_FIRST);
+static_assert(imsb::otma::feedback::ims_last == imsb::mq::MQFB_IMS_LAST);
+static_assert(imsb::otma::feedback::ims_nack_1a_reason_first == imsb::mq::MQFB_IMS_NACK_1A_REASON_FIRST);
+static_assert(imsb::otma::feedback::ims_nack_1a_reason_last == imsb::mq::MQFB_IMS_NACK_1A_REASON_LAST);
+
 namespace imsb::dump {
 namespace {
 

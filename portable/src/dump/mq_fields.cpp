@@ -253,32 +253,55 @@ std::string describe_ccsid(std::int32_t c) {
     case 1200:
       return "UTF-16";
     default:
+      if (display_ccsid(c) != c) return "EBCDIC, not converted by mqdump: text is shown as CCSID 037";
       return "a CCSID mqdump cannot show: text is shown as ISO 8859-1";
   }
 }
 
-std::string describe_format(std::string_view format_819) {
+std::string describe_format(std::string_view format_819, format_field where) {
   std::string_view v = codepage::field_value(format_819);
   struct known {
     std::string_view value;
-    std::string_view text;
+    std::string_view constant;
+    std::string_view data;  // what the format says the data is
   };
   static constexpr known formats[] = {
-      {"MQIMS", "MQFMT_IMS: an MQIIH follows"},
-      {"MQIMSVS", "MQFMT_IMS_VAR_STRING: LLZZ segments of character data follow"},
-      {"MQSTR", "MQFMT_STRING: character data follows"},
-      {"MQDEAD", "MQFMT_DEAD_LETTER_HEADER: an MQDLH follows"},
-      {"MQXMIT", "MQFMT_XMIT_Q_HEADER: an MQXQH follows"},
-      {"MQHMDE", "MQFMT_MD_EXTENSION: an MQMDE follows"},
-      {"MQCICS", "MQFMT_CICS: an MQCIH follows (CICS bridge)"},
-      {"MQADMIN", "MQFMT_ADMIN: a PCF command"},
-      {"MQPCF", "MQFMT_PCF: PCF data"},
-      {"MQEVENT", "MQFMT_EVENT: an event message"},
-      {"MQHRF2", "MQFMT_RF_HEADER_2: an MQRFH2 follows"},
+      {"MQIMS", "MQFMT_IMS", "an MQIIH follows"},
+      {"MQIMSVS", "MQFMT_IMS_VAR_STRING", "LLZZ segments of character data follow"},
+      {"MQSTR", "MQFMT_STRING", "character data follows"},
+      {"MQDEAD", "MQFMT_DEAD_LETTER_HEADER", "an MQDLH follows"},
+      {"MQXMIT", "MQFMT_XMIT_Q_HEADER", "an MQXQH follows"},
+      {"MQHMDE", "MQFMT_MD_EXTENSION", "an MQMDE follows"},
+      {"MQCICS", "MQFMT_CICS", "an MQCIH follows (CICS bridge)"},
+      {"MQADMIN", "MQFMT_ADMIN", "a PCF command"},
+      {"MQPCF", "MQFMT_PCF", "PCF data"},
+      {"MQEVENT", "MQFMT_EVENT", "an event message"},
+      {"MQHRF2", "MQFMT_RF_HEADER_2", "an MQRFH2 follows"},
   };
-  if (v.empty()) return "MQFMT_NONE: no format name";
-  for (const auto& k : formats)
-    if (k.value == v) return std::string(k.text);
+  const bool reply = where == format_field::iih_reply_to_format;
+  // "the reply's MQIIH ... Format: input MQIIH.ReplyToFormat if not blank, otherwise IOPCB.MODNAME"
+  // spec/mq.md §5.5 [C] REPLY-IIH.
+  if (v.empty())
+    return reply ? "MQFMT_NONE: the reply's MQIIH carries the MOD name of the IMS output as its Format"
+                 : "MQFMT_NONE: no format name";
+  for (const auto& k : formats) {
+    if (k.value != v) continue;
+    if (reply)
+      return std::string(k.constant) + ": the Format the reply's MQIIH will carry (" + std::string(k.data) +
+             ")";
+    return std::string(k.constant) + ": " + std::string(k.data);
+  }
+  switch (where) {
+    case format_field::iih_format:
+      // spec/mq.md §1.3 [C] IIH-FORMAT: "the MQ format name of the data that follows the MQIIH".
+      return "a user format name: the format of the data after the MQIIH (the MFS map name is "
+             "MQIIH.MFSMapName)";
+    case format_field::iih_reply_to_format:
+      return "a user format name: the Format the reply's MQIIH will carry";
+    case format_field::message:
+      break;
+  }
+  // spec/mq.md §1.5 [C] BRIDGE-MSGS: without an MQIIH, MQMD.Format is the MFSMapName on input.
   return "a user format name (on a bridge queue without MQIIH: LLZZ segments, and the name is the MFS map "
          "name)";
 }
@@ -405,7 +428,9 @@ std::string field_meaning(std::string_view struc, const field_value& f, std::int
       return n == 0 ? "reserved (0)" : "reserved; the data's CCSID is MQMD.CodedCharSetId";
     return describe_ccsid(n);
   }
-  if (name == "Format" || name == "ReplyToFormat") return describe_format(t);
+  if (name == "Format")
+    return describe_format(t, struc == "MQIIH" ? format_field::iih_format : format_field::message);
+  if (name == "ReplyToFormat") return describe_format(t, format_field::iih_reply_to_format);
   if (name == "Priority") return describe_priority(n);
   if (name == "Persistence") return describe_persistence(n);
   if (name == "MsgId" || name == "CorrelId" || name == "GroupId" || name == "AccountingToken" ||

@@ -1,8 +1,9 @@
 #include "imsb/dump/render.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
-#include <vector>
+#include <string_view>
 
 namespace imsb::dump {
 namespace {
@@ -19,22 +20,12 @@ bool any_offset(const node& n) {
   return false;
 }
 
-// Splits display text into its characters: one (UTF-8) character per byte of the data.
-std::vector<std::string> characters(const std::string& text) {
-  std::vector<std::string> chars;
-  for (std::size_t i = 0; i < text.size();) {
-    std::size_t len = 1;
-    auto c = static_cast<std::uint8_t>(text[i]);
-    if (c >= 0xF0)
-      len = 4;
-    else if (c >= 0xE0)
-      len = 3;
-    else if (c >= 0xC0)
-      len = 2;
-    chars.push_back(text.substr(i, len));
-    i += len;
-  }
-  return chars;
+// The length of the display character (UTF-8) that starts at text[i]: data nodes hold one per byte
+// of the data, so a line of 16 bytes takes 16 of them. Never runs past the text.
+std::size_t character_length(std::string_view text, std::size_t i) noexcept {
+  const auto c = static_cast<std::uint8_t>(text[i]);
+  const std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+  return len < text.size() - i ? len : text.size() - i;
 }
 
 class text_renderer {
@@ -74,25 +65,36 @@ class text_renderer {
     out_ += '\n';
   }
 
+  // Walks the display text along with the bytes, one line at a time: inputs can be megabytes long,
+  // so nothing here is held per byte.
   void hex_lines(const node& n, const std::string& indent) {
-    const std::vector<std::string> chars = characters(n.text);
+    const std::string_view text = n.text;
     const std::size_t base = n.offset.value_or(0);
+    std::size_t t = 0;  // the display character of the next byte
     for (std::size_t at = 0; at < n.raw.size(); at += bytes_per_line) {
       out_ += offset_column(base + at);
       out_ += indent;
-      std::string text;
+      const std::size_t count = std::min(bytes_per_line, n.raw.size() - at);
       for (std::size_t i = 0; i < bytes_per_line; ++i) {
-        const std::size_t k = at + i;
         if (i > 0 && i % 4 == 0) out_ += ' ';
-        if (k < n.raw.size()) {
-          out_ += hex_digits[n.raw[k] >> 4];
-          out_ += hex_digits[n.raw[k] & 0x0F];
-          text += k < chars.size() ? chars[k] : ".";
+        if (i < count) {
+          out_ += hex_digits[n.raw[at + i] >> 4];
+          out_ += hex_digits[n.raw[at + i] & 0x0F];
         } else {
           out_ += "  ";
         }
       }
-      out_ += "  |" + text + "|\n";
+      out_ += "  |";
+      for (std::size_t i = 0; i < count; ++i) {
+        if (t < text.size()) {
+          const std::size_t len = character_length(text, t);
+          out_.append(text, t, len);
+          t += len;
+        } else {
+          out_ += '.';
+        }
+      }
+      out_ += "|\n";
     }
   }
 

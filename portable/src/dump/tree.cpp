@@ -33,7 +33,32 @@ bool printable(std::uint32_t cp) noexcept {
   return cp != 0xAD;
 }
 
+// IBM's single-byte and mixed EBCDIC CCSIDs (country code pages, their euro versions, and the
+// Japanese, Korean and Chinese host code pages) [I], from IBM's CCSID tables.
+bool known_ebcdic(std::int32_t ccsid) noexcept {
+  static constexpr std::int32_t ebcdic[] = {
+      37,   256,  273,  275,  277,  278,  280,   284,   285,   290,   297,   300,  420,  423,  424,
+      500,  803,  833,  834,  835,  836,  837,   838,   870,   871,   875,   880,  905,  918,  924,
+      930,  931,  933,  935,  937,  939,  1025,  1026,  1027,  1047,  1097,  1112, 1122, 1123, 1130,
+      1132, 1137, 1140, 1141, 1142, 1143, 1144,  1145,  1146,  1147,  1148,  1149, 1153, 1154, 1155,
+      1156, 1157, 1158, 1159, 1160, 1164, 1166,  1364,  1371,  1388,  1390,  1399, 4396, 4930, 4933,
+      4971, 5026, 5035, 5123, 8482, 9027, 12712, 13121, 13124, 16684, 16804, 28709};
+  for (std::int32_t e : ebcdic)
+    if (e == ccsid) return true;
+  return false;
+}
+
 }  // namespace
+
+std::int32_t display_ccsid(std::int32_t ccsid) noexcept {
+  if (codepage::supported(ccsid) || !known_ebcdic(ccsid)) return ccsid;
+  return codepage::ccsid_037;
+}
+
+std::string display_note(std::int32_t ccsid) {
+  if (display_ccsid(ccsid) == ccsid) return {};
+  return "shown as CCSID 037: CCSID " + std::to_string(ccsid) + " is not converted by mqdump";
+}
 
 std::string_view kind_name(node_kind k) noexcept {
   switch (k) {
@@ -123,7 +148,10 @@ std::string hex16(std::uint16_t v) {
 }
 std::string hex8(std::uint8_t v) { return hex_value(bytes_view(&v, 1)); }
 
-std::string display_char(std::uint8_t byte, std::int32_t ccsid) {
+namespace {
+
+// display_char for a CCSID display_ccsid has already resolved.
+std::string char_in(std::uint8_t byte, std::int32_t ccsid) {
   std::int32_t cp = byte;
   if (ccsid == codepage::ccsid_1208) {
     if (byte >= 0x80) cp = -1;  // one byte of a multi-byte sequence: shown as '.'
@@ -136,10 +164,20 @@ std::string display_char(std::uint8_t byte, std::int32_t ccsid) {
   return out;
 }
 
+}  // namespace
+
+std::string display_char(std::uint8_t byte, std::int32_t ccsid) {
+  return char_in(byte, display_ccsid(ccsid));
+}
+
 std::string display_text(bytes_view b, std::int32_t ccsid) {
+  // One look-up per byte value, not per byte: inputs can be megabytes long.
+  const std::int32_t shown = display_ccsid(ccsid);
+  std::string table[256];
+  for (int v = 0; v < 256; ++v) table[v] = char_in(static_cast<std::uint8_t>(v), shown);
   std::string out;
   out.reserve(b.size());
-  for (std::uint8_t byte : b) out += display_char(byte, ccsid);
+  for (std::uint8_t byte : b) out += table[byte];
   return out;
 }
 
@@ -151,6 +189,7 @@ node data_node(std::string name, std::size_t offset, bytes_view b, std::int32_t 
   n.length = b.size();
   n.raw = b.to_bytes();
   n.text = display_text(b, ccsid);
+  n.meaning = display_note(ccsid);
   return n;
 }
 

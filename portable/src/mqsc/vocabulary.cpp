@@ -5,7 +5,6 @@
 #include "imsb/mqsc/vocabulary.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 
 namespace imsb::mqsc {
@@ -41,27 +40,35 @@ struct verb_info {
   std::uint32_t bit;
 };
 
-constexpr std::array<verb_info, 21> verb_table{{
+constexpr verb_info verb_table[] = {
     {"ALTER", v_alter},     {"ARCHIVE", v_archive}, {"BACKUP", v_backup},   {"CLEAR", v_clear},
     {"DEFINE", v_define},   {"DELETE", v_delete},   {"DISPLAY", v_display}, {"END", v_end},
     {"MOVE", v_move},       {"PING", v_ping},       {"PURGE", v_purge},     {"RECOVER", v_recover},
     {"REFRESH", v_refresh}, {"RESET", v_reset},     {"RESOLVE", v_resolve}, {"RESUME", v_resume},
     {"RVERIFY", v_rverify}, {"SET", v_set},         {"START", v_start},     {"STOP", v_stop},
     {"SUSPEND", v_suspend},
-}};
+};
 
 struct synonym {
   std::string_view word;
   std::string_view canonical;
 };
 
-constexpr std::array<synonym, 5> verb_synonyms{{
+// IBM's "Synonym:" lines [C] (ARC LOG, RES IND among them). EXIT and QUIT end runmqsc input as END
+// does [C] (MQSC command and object synonyms table), so they are END here.
+// clang-format off
+constexpr synonym verb_synonyms[] = {
     {"ALT", "ALTER"},
+    {"ARC", "ARCHIVE"},
     {"DEF", "DEFINE"},
     {"DIS", "DISPLAY"},
+    {"EXIT", "END"},
+    {"QUIT", "END"},
     {"REF", "REFRESH"},
+    {"RES", "RESOLVE"},
     {"STA", "START"},
-}};
+};
+// clang-format on
 
 constexpr std::uint32_t object_verbs = v_alter | v_define | v_delete | v_display;
 
@@ -76,7 +83,7 @@ constexpr std::string_view cluster_note = "clusters are out of scope";
 constexpr std::string_view qsg_note = "queue-sharing groups are out of scope";
 constexpr std::string_view zos_note = "it manages z/OS queue-manager resources";
 
-constexpr std::array<object_type_info, 49> object_type_table{{
+constexpr object_type_info object_type_table[] = {
     {"APSTATUS", v_display, ""},
     {"ARCHIVE", v_display | v_set, zos_note},
     {"AUTHINFO", object_verbs, ""},
@@ -85,7 +92,7 @@ constexpr std::array<object_type_info, 49> object_type_table{{
     {"BSDS", v_recover, zos_note},
     {"BUFFPOOL", object_verbs, zos_note},
     {"CFSTATUS", v_display, qsg_note},
-    {"CFSTRUCT", object_verbs | v_backup | v_recover, qsg_note},
+    {"CFSTRUCT", object_verbs | v_backup | v_recover | v_reset, qsg_note},
     {"CHANNEL", object_verbs | v_start | v_stop | v_ping | v_reset | v_resolve | v_purge, ""},
     {"CHINIT", v_start | v_stop | v_display, zos_note},
     {"CHLAUTH", v_set | v_display, ""},
@@ -99,14 +106,15 @@ constexpr std::array<object_type_info, 49> object_type_table{{
     {"GROUP", v_display, qsg_note},
     {"INDOUBT", v_resolve, zos_note},
     {"LISTENER", object_verbs | v_start | v_stop, ""},
-    {"LOG", v_archive | v_display | v_set, zos_note},
+    {"LOG", v_archive | v_define | v_display | v_set, zos_note},
     {"LSSTATUS", v_display, ""},
-    {"MAXSMSGS", v_display, zos_note},
+    {"MAXSMSGS", v_define | v_display, zos_note},
     {"NAMELIST", object_verbs, ""},
     {"POLICY", v_set | v_display | v_delete, ""},
     {"PROCESS", object_verbs, ""},
     {"PSID", object_verbs, zos_note},
     {"PUBSUB", v_display, pubsub_note},
+    {"QCLUSTER", v_display, cluster_note},
     {"QALIAS", object_verbs, ""},
     {"QLOCAL", object_verbs | v_clear | v_move, ""},
     {"QMGR", v_alter | v_display | v_ping | v_refresh | v_reset | v_resume | v_suspend | v_start | v_stop,
@@ -114,6 +122,7 @@ constexpr std::array<object_type_info, 49> object_type_table{{
     {"QMODEL", object_verbs, ""},
     {"QMSTATUS", v_display, ""},
     {"QREMOTE", object_verbs, ""},
+    {"QSTATS", v_reset, zos_note},
     {"QSTATUS", v_display, ""},
     {"QUEUE", v_display, ""},
     {"SBSTATUS", v_display, pubsub_note},
@@ -125,21 +134,32 @@ constexpr std::array<object_type_info, 49> object_type_table{{
     {"SUB", object_verbs, pubsub_note},
     {"SVSTATUS", v_display, ""},
     {"SYSTEM", v_display | v_set, zos_note},
+    {"TCLUSTER", v_display, cluster_note},
     {"TOPIC", object_verbs, pubsub_note},
     {"TPIPE", v_reset, ""},
-}};
+    {"USAGE", v_display, zos_note},
+};
 
-// Nouns that are not in object_type_table under their own name.
-constexpr std::array<synonym, 17> object_type_synonyms{{
+// Nouns that are not in object_type_table under their own name, from IBM's "Synonym:" lines and its
+// synonyms table [C]: DEF BP, DIS CS / STA CS (CMDSERV; CHSTATUS is CHS), RES IND, DEF MAXSM, DIS QC,
+// DEF TPC; PRO and PROC both appear for PROCESS.
+// clang-format off
+constexpr synonym object_type_synonyms[] = {
+    {"BP", "BUFFPOOL"},
     {"CHI", "CHINIT"},
     {"CHL", "CHANNEL"},
     {"CHS", "CHSTATUS"},
+    {"CS", "CMDSERV"},
     {"DQM", "CHINIT"},
+    {"IND", "INDOUBT"},
     {"LSTR", "LISTENER"},
+    {"MAXSM", "MAXSMSGS"},
     {"NL", "NAMELIST"},
     {"PRO", "PROCESS"},
+    {"PROC", "PROCESS"},
     {"Q", "QUEUE"},
     {"QA", "QALIAS"},
+    {"QC", "QCLUSTER"},
     {"QL", "QLOCAL"},
     {"QM", "QMODEL"},
     {"QR", "QREMOTE"},
@@ -147,17 +167,19 @@ constexpr std::array<synonym, 17> object_type_synonyms{{
     {"SEC", "SECURITY"},
     {"STC", "STGCLASS"},
     {"THD", "THREAD"},
+    {"TPC", "TOPIC"},
     {"TPS", "TPSTATUS"},
-}};
+};
+// clang-format on
 
 // Object types that appear only through a synonym above or with one verb, kept apart so the main table
 // stays one line per object type it describes fully.
-constexpr std::array<object_type_info, 4> extra_object_types{{
+constexpr object_type_info extra_object_types[] = {
     {"THREAD", v_display, zos_note},
     {"TOPICSTR", v_clear, pubsub_note},
     {"TPSTATUS", v_display, pubsub_note},
     {"TRACE", v_alter | v_display | v_start | v_stop, zos_note},
-}};
+};
 
 const object_type_info* find_object_type(std::string_view canonical) noexcept {
   for (const auto& o : object_type_table)
@@ -230,8 +252,10 @@ const std::vector<supported_command>& supported_commands() {
     t.push_back({"SET", "AUTHREC", name_rule::none});
     t.push_back({"DELETE", "AUTHREC", name_rule::none});
     t.push_back({"DISPLAY", "AUTHREC", name_rule::none});
-    t.push_back({"START", "LISTENER", name_rule::required});
-    t.push_back({"STOP", "LISTENER", name_rule::required});
+    // z/OS starts and stops the channel initiator's listeners by TRPTYPE/PORT without a name; the
+    // other platforms name the LISTENER object [C] START LISTENER, STOP LISTENER.
+    t.push_back({"START", "LISTENER", name_rule::optional});
+    t.push_back({"STOP", "LISTENER", name_rule::optional});
     t.push_back({"START", "CHANNEL", name_rule::required});
     t.push_back({"STOP", "CHANNEL", name_rule::required});
     t.push_back({"RESET", "TPIPE", name_rule::required});  // spec/mq.md §5.10 [C] RESET-TPIPE

@@ -50,6 +50,39 @@ TEST(bytes, hex_round_trip_and_errors) {
   EXPECT_EQ(to_hex(b), "01020AFF");  // untouched on error
 }
 
+TEST(bytes, hex_errors_say_where_and_why) {
+  bytes b{9};
+  hex_error e;
+  EXPECT_FALSE(from_hex("0102 # fine\n03 0g\n", b, &e));
+  EXPECT_EQ(e.offset, 16u);
+  EXPECT_EQ(e.line, 2u);
+  EXPECT_EQ(e.column, 5u);
+  EXPECT_EQ(e.reason, "'g' is not a hex digit");
+  EXPECT_EQ(b, bytes{9});  // untouched on error
+
+  // Only blank, tab, CR and LF are whitespace: a form feed is a bad character, not a blank.
+  EXPECT_FALSE(from_hex("01\f02", b, &e));
+  EXPECT_EQ(e.offset, 2u);
+  EXPECT_EQ(e.reason, "byte X'0C' is not a hex digit");
+  EXPECT_FALSE(from_hex("01\xE9", b, &e));
+  EXPECT_EQ(e.reason, "byte X'E9' is not a hex digit");
+
+  // An odd digit count points at the digit left without a partner.
+  EXPECT_FALSE(from_hex("01 02\n0 # odd\n", b, &e));
+  EXPECT_EQ(e.offset, 6u);
+  EXPECT_EQ(e.line, 2u);
+  EXPECT_EQ(e.column, 1u);
+  EXPECT_EQ(e.reason, "odd number of hex digits (5)");
+
+  // '#' inside a comment and '|' are fine; a good text leaves the error alone.
+  e.reason = "unchanged";
+  EXPECT_TRUE(from_hex("01|02 # zz ## x\n03", b, &e));
+  EXPECT_EQ(to_hex(b), "010203");
+  EXPECT_EQ(e.reason, "unchanged");
+  EXPECT_TRUE(from_hex("", b, nullptr));
+  EXPECT_TRUE(b.empty());
+}
+
 TEST(bytes, sub_views_are_clamped) {
   bytes b{1, 2, 3};
   bytes_view v(b);

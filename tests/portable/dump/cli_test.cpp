@@ -46,9 +46,19 @@ TEST(CommandLine, Options) {
   EXPECT_TRUE(parse_ok({"--hex", "x.txt"}).hex);
 }
 
-TEST(CommandLine, ExplainTakesTheRestOfTheLine) {
+TEST(CommandLine, ExplainTakesTheWordsUpToTheNextOption) {
   EXPECT_EQ(parse_ok({"--explain", "sense", "0x1A", "reason", "0x27"}).explain, "sense 0x1A reason 0x27");
   EXPECT_EQ(parse_ok({"--json", "--explain=294"}).explain, "294");
+  // An option after the code is an option, not part of the code.
+  command_line cl = parse_ok({"--explain", "294", "--json"});
+  EXPECT_EQ(cl.explain, "294");
+  EXPECT_TRUE(cl.json);
+  cl = parse_ok({"--explain", "sense", "X'30'", "--json"});
+  EXPECT_EQ(cl.explain, "sense X'30'");
+  EXPECT_TRUE(cl.json);
+  EXPECT_EQ(parse_ok({"--explain", "-1"}).explain, "-1");  // one dash is a word of the code
+  EXPECT_EQ(parse_error({"--explain", "--json"}).substr(0, 26), "IMB4001E mqdump: --explain");
+  EXPECT_NE(parse_error({"--explain", "294", "--bogus"}).find("unknown option --bogus"), std::string::npos);
 }
 
 TEST(CommandLine, UsageErrors) {
@@ -70,6 +80,11 @@ TEST(CommandLine, HelpDocumentsTheExitCodes) {
   for (const char* s :
        {"Exit codes:", "  0  decoded", "  1  ", "  2  usage error", "--explain", "--hex", "--otma"})
     EXPECT_NE(h.find(s), std::string::npos) << s;
+  // A message that fails the bridge's validation exits 1 (the issue: bad bytes exit 1).
+  const std::size_t one = h.find("\n  1  ");
+  ASSERT_NE(one, std::string::npos);
+  EXPECT_NE(h.find("IMB4006W", one), std::string::npos) << h.substr(one);
+  EXPECT_EQ(h.find("also when the message would fail"), std::string::npos);
 }
 
 TEST(RunDump, ExitCodesAndOutputs) {
@@ -96,13 +111,34 @@ TEST(RunDump, ExitCodesAndOutputs) {
   EXPECT_NE(r.out.find("IMB4007E"), std::string::npos);
 }
 
+TEST(RunDump, BridgeValidationFailureExitsOneWithTheWholeListing) {
+  command_line cl = parse_ok({"--hex"});
+  const std::string dead = test::read_text(test::vectors_dir() + "/samples/dead_letter.hex");
+  run_output r = run_dump(cl, dead);
+  EXPECT_EQ(r.exit_code, exit_bad_input);
+  EXPECT_EQ(r.err, "");  // the listing holds the IMB4006W line
+  EXPECT_EQ(r.out.substr(0, 11), "MQ message ");
+  EXPECT_NE(r.out.find("\nIMB4006W LLZZ[1].LL at offset 620: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("MQDLH"), std::string::npos);  // everything before it is still listed
+
+  cl.json = true;
+  r = run_dump(cl, dead);
+  EXPECT_EQ(r.exit_code, exit_bad_input);
+  EXPECT_EQ(test::json_error(r.out), "");
+  EXPECT_EQ(r.err.rfind("IMB4006W LLZZ[1].LL at offset 620: segment 1 at offset 620: ", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.back(), '\n');
+}
+
 TEST(RunDump, HexErrorsSayWhere) {
   command_line cl = parse_ok({"--hex", "in.hex"});
   run_output r = run_dump(cl, "0102 # fine\n03 0g\n");
   EXPECT_EQ(r.exit_code, exit_bad_input);
   EXPECT_EQ(r.err, "IMB4004E mqdump: in.hex is not valid hex text: line 2: 'g' is not a hex digit\n");
   r = run_dump(cl, "010");
-  EXPECT_EQ(r.err, "IMB4004E mqdump: in.hex is not valid hex text: odd number of hex digits (3)\n");
+  EXPECT_EQ(r.err, "IMB4004E mqdump: in.hex is not valid hex text: line 1: odd number of hex digits (3)\n");
+  // The CLI says what from_hex refused: a form feed is no whitespace there.
+  r = run_dump(cl, "01\n02\f03");
+  EXPECT_EQ(r.err, "IMB4004E mqdump: in.hex is not valid hex text: line 2: byte X'0C' is not a hex digit\n");
 }
 
 TEST(RunDump, RawBytesAreNotHex) {
@@ -110,6 +146,13 @@ TEST(RunDump, RawBytesAreNotHex) {
   run_output r = run_dump(cl, std::string("\x01\x02zz", 4));
   EXPECT_EQ(r.exit_code, exit_decoded);
   EXPECT_NE(r.out.find("|..zz|"), std::string::npos) << r.out;
+}
+
+TEST(RunExplain, JsonAfterTheCode) {
+  const run_output r = run_explain(parse_ok({"--explain", "294", "--json"}));
+  EXPECT_EQ(r.exit_code, exit_decoded);
+  EXPECT_EQ(test::json_error(r.out), "");
+  EXPECT_NE(r.out.find("MQFB_BUFFER_OVERFLOW"), std::string::npos);
 }
 
 TEST(RunExplain, KnownAndUnknown) {

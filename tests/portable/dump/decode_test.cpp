@@ -134,6 +134,12 @@ TEST(DumpMessage, DeadLetterShowsTheReasonAndTheSameFindingFromTheValidator) {
   EXPECT_EQ(finding.name, "LLZZ[1].LL");
   EXPECT_EQ(finding.offset, 620u);  // the first LL, after MQMD 364 + MQDLH 172 + MQIIH 84
   EXPECT_EQ(finding.meaning, describe_feedback(294));
+  // One offset base in the whole line: the validator's offsets within the data it checks are moved
+  // to offsets in the input, and its lengths say which bytes they count.
+  EXPECT_EQ(finding.value,
+            "segment 1 at offset 620: LL 40 runs 1 byte(s) past the end of the message (39 bytes left); "
+            "sum of LL 0 + header 84 vs message length 123 (the message the bridge checks is the 123 bytes "
+            "from offset 536)");
   // The bad segment is shown as bytes, not lost.
   const node& data = child(r.document, "data");
   ASSERT_EQ(data.children.size(), 1u);
@@ -190,6 +196,8 @@ TEST(DumpMessage, SegmentFindingWithoutDeadLetterHeader) {
   EXPECT_EQ(f.kind, node_kind::finding);
   EXPECT_EQ(f.name, "LLZZ[2].LL");
   EXPECT_EQ(f.offset, 324u + 84u + 14u);
+  EXPECT_EQ(f.value.rfind("segment 2 at offset 422: LL 0", 0), 0u) << f.value;
+  EXPECT_NE(f.value.find("the 102 bytes from offset 324"), std::string::npos) << f.value;
   EXPECT_EQ(f.meaning, describe_feedback(MQFB_DATA_LENGTH_ZERO));
   const node& data = child(r.document, "data");
   ASSERT_EQ(data.children.size(), 2u);  // segment 1, then the 4 bytes of the bad one
@@ -324,7 +332,9 @@ TEST(DumpMessage, OtmaNakExplainsTheSenseCode) {
 TEST(DumpMessage, OtmaDecodeErrorKeepsTheSectionsBefore) {
   bytes in = test::read_hex_vector("otma/transaction.hex");
   in[102] = 0x7F;  // the security section's length now runs past the buffer
-  dump_result r = dump_message(in);
+  options o;
+  o.otma = true;  // without --otma, bytes that do not decode as OTMA are not taken for OTMA
+  dump_result r = dump_message(in, o);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error()->id, "IMB4002E");
   EXPECT_EQ(r.error()->name, "OTMA.security_data.length");
@@ -357,6 +367,141 @@ TEST(DumpMessage, DamagedHeaderShowsTheHeadersBeforeIt) {
   EXPECT_EQ(t.document.value, "data without MQMD, starts with MQDEAD's header > MQDLH > MQIIH");
   EXPECT_EQ(names_of(t.document), (std::vector<std::string>{"MQDLH", "MQIIH", "MQIIH.StrucId"}));
   EXPECT_EQ(t.error()->offset, 172u);
+}
+
+// Byte 0 = X'01' alone does not make OTMA: without --otma the MCI must be plausible and the whole
+// buffer must decode, else the bytes are shown as data and decoding succeeds.
+TEST(DumpMessage, OtmaIsGuessedOnlyFromAPlausibleMci) {
+  // A PCF command in little-endian: MQCFH Type 1 (MQCFT_COMMAND), StrucLength 36, Version 1,
+  // Command 1 (MQCMD_CHANGE_Q_MGR) ... starts with X'01000000'.
+  bytes pcf;
+  for (std::int32_t v : {1, 36, 1, 1, 1, 1, 0, 0, 0}) {
+    std::uint8_t w[4];
+    store_i32(w, v, byte_order::little);
+    pcf.insert(pcf.end(), w, w + 4);
+  }
+  dump_result r = dump_message(pcf);
+  ASSERT_TRUE(r.ok()) << render_text(r.document);
+  EXPECT_EQ(r.document.name, "data");
+  EXPECT_NE(r.document.value.find("message type X'00'"), std::string::npos) << r.document.value;
+  EXPECT_EQ(child(r.document, "bytes").length, 36u);
+
+  // Plain text after a X'01' byte.
+  const std::string text =
+      "\x01"
+      "this is just some text, no OTMA message at all";
+  r = dump_message(bytes(text.begin(), text.end()));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.document.name, "data");
+
+  // A real OTMA message with a prefix-flag bit OTMA does not define, or an unknown message-type bit.
+  bytes otma = test::read_hex_vector("otma/transaction.hex");
+  bytes bad_prefix = otma;
+  bad_prefix[15] |= 0x01;
+  r = dump_message(bad_prefix);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.document.name, "data");
+  EXPECT_NE(r.document.value.find("prefix flags"), std::string::npos) << r.document.value;
+  bytes bad_type = otma;
+  bad_type[1] |= 0x02;
+  r = dump_message(bad_type);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.document.name, "data");
+
+  // An MCI that looks right but a prefix that does not decode: bytes too, exit 0; --otma still
+  // decodes it as far as it goes and stops with IMB4002E.
+  bytes bad_section = otma;
+  bad_section[102] = 0x7F;
+  r = dump_message(bad_section);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.document.name, "data");
+  EXPECT_NE(r.document.value.find("OTMA.security_data.length"), std::string::npos) << r.document.value;
+  options o;
+  o.otma = true;
+  EXPECT_FALSE(dump_message(bad_section, o).ok());
+  EXPECT_EQ(dump_message(bad_prefix, o).document.name, "OTMA message");
+
+  // The golden vectors themselves are still found.
+  EXPECT_EQ(dump_message(otma).document.name, "OTMA message");
+}
+
+// --format without --ccsid: an EBCDIC StrucId chooses CCSID 037 for the data, as the header
+// decoders choose it for the header's own fields.
+TEST(DumpMessage, FormatOptionTakesEbcdicFromTheStrucId) {
+  const bytes full = test::read_hex_vector("samples/iih_request_ebcdic.hex");
+  const bytes in(full.begin() + 364, full.end());
+  options o;
+  o.format = "MQIMS";
+  o.encoding = 785;
+  dump_result r = dump_message(in, o);
+  ASSERT_TRUE(r.ok()) << render_text(r.document);
+  const node& data = child(r.document, "data");
+  ASSERT_EQ(data.children.size(), 2u);
+  EXPECT_EQ(child(data.children[0], "text").text, "PART     AN960C10");
+  EXPECT_EQ(child(child(r.document, "IMS request"), "trancode").value, "'PART    '");
+  // --ccsid still wins.
+  o.ccsid = 819;
+  r = dump_message(in, o);
+  EXPECT_NE(child(child(r.document, "data").children[0], "text").text, "PART     AN960C10");
+  // An ASCII StrucId keeps 819.
+  const bytes ascii_full = test::read_hex_vector("samples/iih_request_ascii.hex");
+  options a;
+  a.format = "MQIMS";
+  r = dump_message(bytes(ascii_full.begin() + 364, ascii_full.end()), a);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(child(child(r.document, "data").children[0], "text").text, "PART     AN960C10");
+}
+
+// EBCDIC CCSIDs the codepage library has no table for are shown through 037, and the listing says so.
+TEST(DumpMessage, UnconvertedEbcdicCcsidIsShownAsCcsid037) {
+  bytes in = test::read_hex_vector("samples/iih_request_ebcdic.hex");
+  store_i32(in.data() + 28, 1141, byte_order::big);  // MQMD.CodedCharSetId: Germany with euro
+  dump_result r = dump_message(in);
+  const node& data = child(r.document, "data");
+  ASSERT_FALSE(data.children.empty()) << render_text(r.document);
+  const node& text = child(data.children[0], "text");
+  EXPECT_EQ(text.text, "PART     AN960C10");
+  EXPECT_EQ(text.meaning, "shown as CCSID 037: CCSID 1141 is not converted by mqdump");
+  EXPECT_EQ(child(child(r.document, "MQMD"), "CodedCharSetId").meaning,
+            "EBCDIC, not converted by mqdump: text is shown as CCSID 037");
+
+  const std::uint8_t hello[] = {0xC8, 0xC5, 0xD3, 0xD3, 0xD6, 0x4B};
+  options o;
+  o.ccsid = 273;
+  dump_result plain = dump_message(bytes(hello, hello + 6), o);
+  EXPECT_EQ(child(plain.document, "bytes").text, "HELLO.");
+  EXPECT_EQ(child(plain.document, "bytes").meaning,
+            "shown as CCSID 037: CCSID 273 is not converted by mqdump");
+}
+
+// A finding about the describing header (the validator's "MQMD.CodedCharSetId") points at that
+// header's field, not at an offset in the data after it.
+TEST(DumpMessage, FindingOnTheMqmdCcsidPointsAtTheMqmdField) {
+  bytes in = test::read_hex_vector("samples/iih_request_ascii.hex");
+  store_i32(in.data() + 28, 437, byte_order::little);  // MQMD.CodedCharSetId: a CCSID the bridge cannot read
+  dump_result r = dump_message(in);
+  ASSERT_TRUE(r.ok());
+  ASSERT_NE(r.finding(), nullptr) << render_text(r.document);
+  EXPECT_EQ(r.finding()->name, "MQMD.CodedCharSetId");
+  EXPECT_EQ(r.finding()->offset, 28u);
+
+  // Without a header to point at (--format, --ccsid), the finding has no offset.
+  options o;
+  o.format = "MQIMS";
+  o.ccsid = 437;
+  dump_result f = dump_message(bytes(in.begin() + 364, in.end()), o);
+  ASSERT_NE(f.finding(), nullptr) << render_text(f.document);
+  EXPECT_EQ(f.finding()->name, "MQMD.CodedCharSetId");
+  EXPECT_FALSE(f.finding()->offset.has_value());
+  EXPECT_EQ(render_text(f.document).find("at offset 0:"), std::string::npos);
+}
+
+// MQIIH.ReplyToFormat is the format the reply's MQIIH will carry, not an MFS map name.
+TEST(DumpMessage, OtmaUserDataReplyToFormatIsWordedAsTheReplysFormat) {
+  dump_result r = dump_message(test::read_hex_vector("samples/otma_transaction_mq.hex"));
+  ASSERT_TRUE(r.ok());
+  const node& rf = child(child(r.document, "OTMA user data"), "mq.reply_to_format");
+  EXPECT_NE(rf.meaning.find("the reply's MQIIH"), std::string::npos) << rf.meaning;
 }
 
 TEST(DumpMessage, MqmdThatDoesNotDecodeIsShownAsItWasRead) {

@@ -58,6 +58,41 @@ TEST(MqFields, CcsidAndFormat) {
   EXPECT_EQ(describe_format(std::string("MQDEAD\0\0", 8)), "MQFMT_DEAD_LETTER_HEADER: an MQDLH follows");
   EXPECT_NE(describe_format("        ").find("MQFMT_NONE"), std::string::npos);
   EXPECT_NE(describe_format("PARTMID ").find("MFS map name"), std::string::npos);
+  EXPECT_EQ(describe_ccsid(273), "EBCDIC, not converted by mqdump: text is shown as CCSID 037");
+}
+
+// A user format name is the MFS map name only in MQMD.Format without an MQIIH (spec/mq.md §1.5);
+// after an MQIIH it names the data, and in ReplyToFormat it is what the reply's MQIIH will carry.
+TEST(MqFields, UserFormatNameIsWordedForItsField) {
+  const std::string md = describe_format("PARTMID ", format_field::message);
+  EXPECT_NE(md.find("MFS map name"), std::string::npos) << md;
+  EXPECT_EQ(describe_format("PARTMID "), md);  // the default
+  const std::string iih = describe_format("PARTMID ", format_field::iih_format);
+  EXPECT_EQ(iih.find("the name is the MFS map name"), std::string::npos) << iih;
+  EXPECT_NE(iih.find("the data after the MQIIH"), std::string::npos) << iih;
+  EXPECT_NE(iih.find("MQIIH.MFSMapName"), std::string::npos) << iih;
+  const std::string reply = describe_format("PARTMID ", format_field::iih_reply_to_format);
+  EXPECT_EQ(reply.find("MFS map name"), std::string::npos) << reply;
+  EXPECT_NE(reply.find("the Format the reply's MQIIH will carry"), std::string::npos) << reply;
+  EXPECT_NE(describe_format("MQSTR   ", format_field::iih_reply_to_format).find("MQFMT_STRING"),
+            std::string::npos);
+  EXPECT_NE(describe_format("MQSTR   ", format_field::iih_reply_to_format).find("the reply's MQIIH"),
+            std::string::npos);
+  EXPECT_NE(describe_format("        ", format_field::iih_reply_to_format).find("MOD name"),
+            std::string::npos);
+  EXPECT_EQ(describe_format("MQIMSVS ", format_field::iih_format),
+            "MQFMT_IMS_VAR_STRING: LLZZ segments of character data follow");
+}
+
+TEST(MqFields, FieldMeaningPassesTheFormatField) {
+  const mq::layout& iih = mq::mqiih_layout();
+  mq::field_value f;
+  f.desc = mq::find_field(iih, "Format");
+  f.text = "PARTMID ";
+  EXPECT_EQ(field_meaning("MQIIH", f, 819), describe_format(f.text, format_field::iih_format));
+  EXPECT_EQ(field_meaning("MQMD", f, 819), describe_format(f.text, format_field::message));
+  f.desc = mq::find_field(iih, "ReplyToFormat");
+  EXPECT_EQ(field_meaning("MQIIH", f, 819), describe_format(f.text, format_field::iih_reply_to_format));
 }
 
 TEST(MqFields, MqiihValues) {

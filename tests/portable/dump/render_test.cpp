@@ -92,6 +92,55 @@ TEST(RenderText, LeavesOutTheOffsetColumnWhenNothingHasAnOffset) {
   EXPECT_EQ(render_text(root), "explain: 294\nMQFB                     294  = MQFB_BUFFER_OVERFLOW\n");
 }
 
+// The hex lines walk the display text a line at a time: multi-byte characters (é is 2 bytes in UTF-8,
+// € of CCSID 1140 is 3) stay with the byte they show, across line boundaries too.
+TEST(RenderText, HexLinesKeepMultiByteCharactersWithTheirBytes) {
+  bytes b;
+  for (int i = 0; i < 40; ++i) b.push_back(i % 3 == 0 ? 0x9F : 0xC1);  // € and A in CCSID 1140
+  node root;
+  root.kind = node_kind::document;
+  root.name = "data";
+  root.add(data_node("bytes", 0, b, 1140));
+  const std::string t = render_text(root);
+  const std::string euro = "\xE2\x82\xAC";
+  const std::string line1 = euro + "AA" + euro + "AA" + euro + "AA" + euro + "AA" + euro + "AA" + euro;
+  const std::string line2 = "AA" + euro + "AA" + euro + "AA" + euro + "AA" + euro + "AA" + euro + "A";
+  const std::string line3 = "A" + euro + "AA" + euro + "AA" + euro;
+  EXPECT_EQ(t,
+            "data\n"
+            "     0 bytes (40 bytes)\n"
+            "     0   9FC1C19F C1C19FC1 C19FC1C1 9FC1C19F  |" +
+                line1 +
+                "|\n"
+                "    16   C1C19FC1 C19FC1C1 9FC1C19F C1C19FC1  |" +
+                line2 +
+                "|\n"
+                "    32   C19FC1C1 9FC1C19F                    |" +
+                line3 + "|\n");
+}
+
+// A data node of a few megabytes renders line by line: every byte appears once, in order.
+TEST(RenderText, LargeDataRendersEveryLine) {
+  bytes b(3 * 1024 * 1024 + 5);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<std::uint8_t>(i * 7);
+  node root;
+  root.kind = node_kind::document;
+  root.name = "data";
+  root.add(data_node("bytes", 0, b, 819));
+  const std::string t = render_text(root);
+  std::size_t lines = 0;
+  for (char c : t) lines += c == '\n';
+  EXPECT_EQ(lines, 2 + (b.size() + 15) / 16);
+  EXPECT_NE(t.find("\n3145728   00070E15 1C "), std::string::npos);  // 3 MiB * 7 is 0 mod 256
+  EXPECT_EQ(t.substr(t.size() - 8), "|.....|\n");
+  EXPECT_NE(
+      t.find(
+          "\n    16   70777E85 8C939AA1 A8AFB6BD C4CBD2D9  |pw~....\xC2\xA1\xC2\xA8\xC2\xAF\xC2\xB6\xC2\xBD"
+          "\xC3\x84\xC3\x8B\xC3\x92\xC3\x99|\n"),
+      std::string::npos);
+  EXPECT_EQ(test::json_error(render_json(root)), "");
+}
+
 TEST(RenderJson, IsValidJsonWithEveryMember) {
   const std::string j = render_json(sample_tree());
   EXPECT_EQ(test::json_error(j), "") << j;

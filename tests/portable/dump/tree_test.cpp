@@ -34,6 +34,27 @@ TEST(Tree, DisplayTextFollowsTheCcsid) {
   EXPECT_EQ(display_char(0xE9, 4242), "\xC3\xA9");  // unknown CCSID: shown as ISO 8859-1
 }
 
+TEST(Tree, EbcdicCcsidsWithoutATableAreShownThroughCcsid037) {
+  // "HELLO!" in EBCDIC: 273 (Germany), 1141 (Germany with euro), 285 (UK), 871 (Iceland) are EBCDIC
+  // code pages the codepage library does not convert; Latin-1 would show them as nonsense.
+  const std::uint8_t hello[] = {0xC8, 0xC5, 0xD3, 0xD3, 0xD6};
+  for (std::int32_t ccsid : {273, 277, 280, 284, 285, 297, 871, 1141, 1145, 1149}) {
+    EXPECT_EQ(display_text(bytes_view(hello, 5), ccsid), "HELLO") << ccsid;
+    EXPECT_EQ(display_ccsid(ccsid), 37) << ccsid;
+    EXPECT_EQ(display_note(ccsid),
+              "shown as CCSID 037: CCSID " + std::to_string(ccsid) + " is not converted by mqdump")
+        << ccsid;
+  }
+  for (std::int32_t ccsid : {37, 500, 1047, 1140, 819, 1208, 437, 4242}) {
+    EXPECT_EQ(display_ccsid(ccsid), ccsid) << ccsid;
+    EXPECT_EQ(display_note(ccsid), "") << ccsid;
+  }
+  const node d = data_node("text", 0, bytes_view(hello, 5), 273);
+  EXPECT_EQ(d.text, "HELLO");
+  EXPECT_EQ(d.meaning, "shown as CCSID 037: CCSID 273 is not converted by mqdump");
+  EXPECT_EQ(data_node("text", 0, bytes_view(hello, 5), 37).meaning, "");
+}
+
 TEST(Tree, DataNodeKeepsBytesAndOneCharacterPerByte) {
   const std::uint8_t b[] = {0xC1, 0x00, 0xC2};
   node d = data_node("text", 10, bytes_view(b, 3), 37);

@@ -98,8 +98,20 @@ constexpr void store_i32(std::uint8_t* p, std::int32_t v, byte_order o) noexcept
 
 // Hex helpers for listings, tests and error messages.
 std::string to_hex(bytes_view b, bool upper = true);
-// Parses hex text; whitespace, '|' and line comments starting with '#' are ignored.
-// Returns false (and leaves out unspecified) on an odd digit count or a non-hex character.
+// Parses hex text; whitespace (blank, tab, CR, LF), '|' and line comments starting with '#' are
+// ignored. Returns false, leaving `out` untouched, on an odd digit count or any other character.
 bool from_hex(std::string_view text, bytes& out);
+
+// Where from_hex stopped: the first character it does not accept or, for an odd number of digits,
+// the last digit (the one without a partner).
+struct hex_error {
+  std::size_t offset = 0;  // of that character in the text
+  std::size_t line = 1;    // 1-based; lines end with LF
+  std::size_t column = 1;  // 1-based, in bytes from the start of the line
+  std::string reason;      // "'g' is not a hex digit", "byte X'0C' is not a hex digit",
+                           // "odd number of hex digits (3)"
+};
+// The same, and on failure `*error` (when not null) says where and why.
+bool from_hex(std::string_view text, bytes& out, hex_error* error);
 
 }  // namespace imsb

@@ -13,9 +13,10 @@
 namespace imsb::dump {
 
 // Exit codes (documented in --help).
-inline constexpr int exit_decoded = 0;    // decoded (a message that fails bridge validation included)
-inline constexpr int exit_bad_input = 1;  // unreadable or bad input, a header that does not decode,
-                                          // an unknown --explain code
+inline constexpr int exit_decoded = 0;    // decoded, and no finding
+inline constexpr int exit_bad_input = 1;  // unreadable or bad input, a header that does not decode, a
+                                          // message that fails the bridge's validation (IMB4006W), an
+                                          // unknown --explain code, out of memory (main.cpp)
 inline constexpr int exit_usage = 2;      // a usage error
 
 struct command_line {
@@ -23,7 +24,7 @@ struct command_line {
   bool json = false;
   bool hex = false;  // the input is hex text (--hex, or a file name ending in .hex)
   bool help = false;
-  std::optional<std::string> explain;  // --explain CODE (the remaining words joined by blanks)
+  std::optional<std::string> explain;  // --explain CODE (its words up to the next --option, joined by blanks)
   std::string input = "-";             // a file name, or "-" for standard input
 };
 

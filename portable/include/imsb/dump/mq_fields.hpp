@@ -23,8 +23,15 @@ std::string describe_priority(std::int32_t priority);
 // Integer, decimal and float parts, and the platform it is native to (spec/mq.md §0 [C]).
 std::string describe_encoding(std::int32_t encoding);
 std::string describe_ccsid(std::int32_t ccsid);
-// The MQFMT_* constant and what follows in the message; `after_iih` for MQIIH.Format.
-std::string describe_format(std::string_view format_819);
+// Which field a format name is in: what a user (non-MQ) name means depends on it.
+enum class format_field {
+  message,              // MQMD.Format (MQDLH.Format, MQXQH.MsgDesc.Format): without an MQIIH, a user
+                        // name on a bridge queue is the MFS map name (spec/mq.md §1.5 [C])
+  iih_format,           // MQIIH.Format: the format of the data after the MQIIH (spec/mq.md §1.3 [C])
+  iih_reply_to_format,  // MQIIH.ReplyToFormat: the Format the reply's MQIIH will carry (spec/mq.md §5.5)
+};
+// The MQFMT_* constant and what follows it, worded for the field the name is in.
+std::string describe_format(std::string_view format_819, format_field where = format_field::message);
 std::string describe_put_appl_type(std::int32_t type);
 std::string describe_msg_flags(std::int32_t flags);
 std::string describe_iih_flags(std::int32_t flags);  // spec/mq.md §1.2 [C]

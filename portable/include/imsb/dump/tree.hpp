@@ -67,13 +67,21 @@ std::string hex32(std::uint32_t v);
 std::string hex8(std::uint8_t v);
 std::string hex16(std::uint16_t v);
 
+// The CCSID text in `ccsid` is displayed in: `ccsid` itself, except an EBCDIC CCSID the codepage
+// library does not convert (273, 277, 280, 284, 285, 297, 871, 1141-1149 ...), shown through 037,
+// whose letters, digits and most punctuation it shares (not as ISO 8859-1, which would be nonsense).
+std::int32_t display_ccsid(std::int32_t ccsid) noexcept;
+// What a listing says when display_ccsid differs: "shown as CCSID 037: CCSID 273 is not converted by
+// mqdump"; empty otherwise.
+std::string display_note(std::int32_t ccsid);
+
 // The character of one byte in a CCSID for display: a printable character as UTF-8, else ".".
-// Unsupported CCSIDs are shown as ISO 8859-1.
+// CCSIDs that are neither supported nor EBCDIC are shown as ISO 8859-1.
 std::string display_char(std::uint8_t byte, std::int32_t ccsid);
 // The bytes as display text, one character per byte (see display_char).
 std::string display_text(bytes_view b, std::int32_t ccsid);
 
-// A data node: the bytes with their hex and display text in `ccsid`.
+// A data node: the bytes with their hex and display text in `ccsid`; its meaning is display_note.
 node data_node(std::string name, std::size_t offset, bytes_view b, std::int32_t ccsid);
 
 }  // namespace imsb::dump

@@ -29,7 +29,8 @@ const std::vector<std::pair<std::string_view, std::string_view>>& object_type_wo
 enum class name_rule {
   required,  // DEFINE QLOCAL(name)
   none,      // ALTER QMGR, SET AUTHREC: no name in parentheses
-  optional,  // commands we do not implement: their syntax is checked only in general
+  optional,  // START/STOP LISTENER (z/OS names none), and every command we do not implement, whose
+             // syntax is checked only in general
 };
 
 struct supported_command {
