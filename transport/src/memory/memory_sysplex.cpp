@@ -1,0 +1,912 @@
+// The in-memory XCF backend (memory_xcf.hpp). One mutex guards the whole sysplex; handlers are called
+// with it released, so that they may call back in. Everything a handler will see — messages, events,
+// send results — and the heartbeat timers are items of one queue ordered by (due time, sequence
+// number): that single order makes FIFO per stream, "events in the order of the changes" and
+// determinism hold by construction.
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <tuple>
+#include <utility>
+
+#include "imsb/transport/memory_xcf.hpp"
+
+namespace imsb::transport {
+
+namespace codes = xcf::codes;
+using std::chrono::milliseconds;
+using xcf::return_code;
+
+namespace detail {
+namespace {
+
+// What the queue holds. A message, event or send result is for one member object (session) and, unless
+// incarnation is 0, only for one join of it: a re-join must not receive what was meant for the old one.
+enum class item_kind : std::uint8_t { message, event, send_done, heartbeat_missing, heartbeat_failure };
+
+// Per (source join, target join, stream): FIFO and the refused-stream rule of README "Send".
+struct stream_key {
+  std::uint64_t source = 0;  // incarnations
+  std::uint64_t target = 0;
+  std::uint16_t stream = 0;
+  friend bool operator<(const stream_key& a, const stream_key& b) noexcept {
+    return std::tie(a.source, a.target, a.stream) < std::tie(b.source, b.target, b.stream);
+  }
+};
+
+struct stream_state {
+  milliseconds ordered_due{0};  // when the last ordered message is due: later ones wait behind it
+  // Refused with 12/0: every later send of the stream is refused too until one carries "resume", which
+  // the backend sets on the first send after the sender's on_send_done saw a refusal (README "Send").
+  bool refused = false;
+  bool resume_armed = false;
+  // Refusals of sends older than the last resume are stale (the sender already re-sent them): their
+  // reports must not arm resume again, or a new send could overtake the re-sent ones. [D]
+  std::uint64_t last_resume_id = 0;
+};
+
+struct item {
+  item_kind kind = item_kind::message;
+  std::uint64_t session = 0;      // whose handler
+  std::uint64_t incarnation = 0;  // that session's join; 0 for link-loss notifications
+  // message
+  xcf::message msg;
+  std::string group;
+  std::string target_name;
+  std::size_t bytes = 0;  // counted against the target's buffer
+  std::uint64_t source_session = 0;
+  std::uint64_t source_incarnation = 0;
+  // message (its send) and send_done
+  std::uint64_t send_id = 0;
+  // event
+  xcf::member_event event;
+  // send_done
+  return_code code;
+  stream_key stream;       // for 12/0: arms resume on this stream
+  bool reordered = false;  // already part of a reordered batch: a later batch does not undo it
+};
+
+struct record {  // a (group, member) that is not not-defined
+  xcf::member_info info;
+  bool lasting = false;
+  std::uint64_t incarnation = 0;
+  std::uint64_t session = 0;
+};
+
+struct session {  // one member object handed out by join(): one "connection"
+  xcf::join_request request;
+  xcf::member_handler* handler = nullptr;
+  std::uint64_t incarnation = 0;  // its current join; 0 when it is not (or no longer) joined
+  xcf::member_token token{};
+  bool link_up = true;
+  bool hung = false;  // stop_heartbeats: its handler is not called
+};
+
+struct counted_rule {
+  message_filter filter;
+  std::size_t remaining = 1;
+  milliseconds delay{0};
+};
+
+struct reorder_rule {
+  message_filter filter;
+  reorder_mode mode = reorder_mode::reverse;
+  std::mt19937_64 engine;
+  std::size_t batches = 1;
+};
+
+struct fail_send_rule {
+  std::string group;
+  std::string member;
+  std::size_t countdown = 1;
+  return_code code;
+};
+
+using queue_key = std::pair<milliseconds::rep, std::uint64_t>;  // (due, sequence)
+
+bool matches(const message_filter& f, const std::string& group, const std::string& source,
+             const std::string& target) {
+  return (f.group.empty() || f.group == group) && (f.source.empty() || f.source == source) &&
+         (f.target.empty() || f.target == target);
+}
+
+// Uses up one application of the oldest matching rule, if any.
+counted_rule* take(std::vector<counted_rule>& rules, const std::string& group, const std::string& source,
+                   const std::string& target) {
+  for (auto& r : rules) {
+    if (r.remaining > 0 && matches(r.filter, group, source, target)) {
+      if (r.remaining != memory_faults::always) --r.remaining;
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+void forget_used(std::vector<counted_rule>& rules) {
+  rules.erase(
+      std::remove_if(rules.begin(), rules.end(), [](const counted_rule& r) { return r.remaining == 0; }),
+      rules.end());
+}
+
+// A token that is unique in the sysplex and never all zeros (a zero token means "by name").
+xcf::member_token make_token(std::uint64_t incarnation) {
+  xcf::member_token t{};
+  t[0] = 0xD4;  // 'M' in EBCDIC: recognisable in a dump, and never zero
+  for (std::size_t i = 0; i < 7; ++i) t[7 - i] = static_cast<std::uint8_t>(incarnation >> (8 * i));
+  return t;
+}
+
+// Set while a thread is inside run(): a run() from a handler on that thread must not dispatch (it would
+// call a second handler while the first one still runs).
+thread_local const void* t_dispatching = nullptr;
+
+}  // namespace
+
+struct memory_plex {
+  explicit memory_plex(memory_sysplex_options o) : options(std::move(o)) {}
+
+  const memory_sysplex_options options;
+  mutable std::mutex mutex;
+  std::mutex dispatch_mutex;  // one run() at a time
+
+  milliseconds now{0};
+  std::uint64_t next_sequence = 0;
+  std::uint64_t next_incarnation = 0;
+  std::uint64_t next_session = 0;
+  std::uint64_t next_send_id = 0;
+
+  std::map<std::pair<std::string, std::string>, record> records;  // (group, member)
+  std::map<std::uint64_t, session> sessions;
+  std::map<std::string, std::vector<std::string>> allow_lists;
+  std::map<queue_key, item> queue;
+  std::map<std::uint64_t, std::size_t> queued_bytes;  // per target incarnation
+  std::map<stream_key, stream_state> streams;
+  std::vector<wire_record> traffic;
+
+  std::vector<counted_rule> drops, delays, duplicates;
+  std::vector<reorder_rule> reorders;
+  std::vector<fail_send_rule> fail_sends;
+
+  // --- lookups (mutex held) ---------------------------------------------------------------------
+  record* record_of(std::uint64_t incarnation) {
+    if (incarnation == 0) return nullptr;
+    for (auto& [key, r] : records)
+      if (r.incarnation == incarnation) return &r;
+    return nullptr;
+  }
+  record* active_record_of(std::uint64_t incarnation) {
+    record* r = record_of(incarnation);
+    return r != nullptr && r->info.state == xcf::member_state::active ? r : nullptr;
+  }
+  record* find_record(std::string_view group, std::string_view name) {
+    auto it = records.find({std::string(group), std::string(name)});
+    return it == records.end() ? nullptr : &it->second;
+  }
+  session* session_of(std::uint64_t id) {
+    auto it = sessions.find(id);
+    return it == sessions.end() ? nullptr : &it->second;
+  }
+
+  std::vector<xcf::member_info> snapshot(std::string_view group, std::string_view name = {}) const {
+    std::vector<xcf::member_info> out;
+    for (const auto& [key, r] : records)
+      if (key.first == group && (name.empty() || key.second == name)) out.push_back(r.info);
+    return out;
+  }
+
+  // --- queue ------------------------------------------------------------------------------------
+  void enqueue(item it, milliseconds due) {
+    queue.emplace(queue_key{due.count(), ++next_sequence}, std::move(it));
+  }
+
+  void enqueue_event(std::uint64_t session_id, std::uint64_t incarnation, xcf::event_kind kind,
+                     const xcf::member_info& about) {
+    item it;
+    it.kind = item_kind::event;
+    it.session = session_id;
+    it.incarnation = incarnation;
+    it.event = {kind, about};
+    enqueue(std::move(it), now);
+  }
+
+  void enqueue_send_done(std::uint64_t session_id, std::uint64_t incarnation, std::uint64_t send_id,
+                         return_code code, stream_key stream = {}) {
+    item it;
+    it.kind = item_kind::send_done;
+    it.session = session_id;
+    it.incarnation = incarnation;
+    it.send_id = send_id;
+    it.code = code;
+    it.stream = stream;
+    enqueue(std::move(it), now);
+  }
+
+  // Events go to every other active member of the group (README "Events"), at once.
+  void announce(xcf::event_kind kind, const xcf::member_info& about, std::uint64_t about_incarnation) {
+    for (const auto& [key, r] : records)
+      if (key.first == about.group && r.info.state == xcf::member_state::active &&
+          r.incarnation != about_incarnation)
+        enqueue_event(r.session, r.incarnation, kind, about);
+  }
+
+  void log(wire_record::what kind, const std::string& group, const xcf::message& m, const std::string& target,
+           std::size_t size, std::uint64_t send_id, return_code code = codes::ok) {
+    wire_record w;
+    w.kind = kind;
+    w.at = now;
+    w.group = group;
+    w.source = m.source_name;
+    w.target = target;
+    w.stream = m.stream;
+    w.ordered = m.ordered;
+    w.control = m.control;
+    w.size = size;
+    w.send_id = send_id;
+    w.code = code;
+    traffic.push_back(std::move(w));
+  }
+
+  void release_bytes(const item& it) {
+    auto q = queued_bytes.find(it.incarnation);
+    if (q == queued_bytes.end()) return;
+    q->second -= std::min(q->second, it.bytes);
+    if (q->second == 0) queued_bytes.erase(q);
+  }
+
+  // A queued message that will never be delivered: its sender learns it through on_send_done, as
+  // "target gone" is a refusal found after send() returned (member.hpp). Undelivered messages to a
+  // member that leaves or fails are discarded (spec §4.3 [C]).
+  void discard_message(const item& it) {
+    release_bytes(it);
+    log(wire_record::what::discarded, it.group, it.msg, it.target_name, it.msg.data.size(), it.send_id);
+    enqueue_send_done(it.source_session, it.source_incarnation, it.send_id, codes::not_active);
+  }
+
+  // Everything queued for that join: its inbound messages are discarded, its exits are not scheduled
+  // any more (spec §4.6 [C]: not after the member's own IXCLEAVE/IXCQUIES).
+  void purge_inbound(std::uint64_t incarnation) {
+    std::vector<item> discarded;
+    for (auto it = queue.begin(); it != queue.end();) {
+      if (it->second.incarnation == incarnation) {
+        if (it->second.kind == item_kind::message) discarded.push_back(std::move(it->second));
+        it = queue.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (const auto& d : discarded) discard_message(d);
+    queued_bytes.erase(incarnation);
+  }
+
+  // --- membership -------------------------------------------------------------------------------
+  return_code check_join(const xcf::join_request& request) const {
+    if (names::check_xcf_group_name(request.group, options.name_rules) ||
+        names::check_xcf_member_name(request.member, options.name_rules))
+      return codes::bad_name;  // README "Join" [D]
+    auto allow = allow_lists.find(request.group);
+    if (allow != allow_lists.end() &&
+        std::find(allow->second.begin(), allow->second.end(), request.member) == allow->second.end())
+      return codes::not_authorized;
+    return codes::ok;
+  }
+
+  // IXCJOIN for a new member object (session_id 0) or a reconnecting one.
+  return_code join(const xcf::join_request& request, xcf::member_handler& handler, std::uint64_t& session_id,
+                   std::vector<xcf::member_info>& members) {
+    if (return_code refused = check_join(request); refused != codes::ok) return refused;
+    record* previous = find_record(request.group, request.member);
+    return_code code = codes::ok;
+    if (previous != nullptr) {
+      switch (previous->info.state) {
+        case xcf::member_state::active:
+          return codes::already_active;
+        case xcf::member_state::failed:
+          code = codes::was_failed;
+          break;
+        case xcf::member_state::quiesced:
+          code = codes::was_quiesced;
+          break;
+        default:
+          break;
+      }
+    }
+    if (code == codes::ok) {
+      bool any_active = false;
+      for (const auto& [key, r] : records)
+        any_active = any_active || (key.first == request.group && r.info.state == xcf::member_state::active);
+      if (!any_active) code = codes::first_active;
+    }
+    if (previous != nullptr) {  // the quiesced member's old object no longer owns the name
+      if (session* old = session_of(previous->session);
+          old != nullptr && old->incarnation == previous->incarnation)
+        old->incarnation = 0;
+      queued_bytes.erase(previous->incarnation);
+    }
+
+    const std::uint64_t incarnation = ++next_incarnation;
+    if (session_id == 0) session_id = ++next_session;
+    session& s = sessions[session_id];
+    s.request = request;
+    s.handler = &handler;
+    s.incarnation = incarnation;
+    s.token = make_token(incarnation);
+    s.link_up = true;
+    s.hung = false;
+
+    record& r = records[{request.group, request.member}];
+    r.info.group = request.group;
+    r.info.name = request.member;
+    r.info.token = s.token;
+    r.info.state = xcf::member_state::active;
+    r.info.ustate = request.ustate;
+    r.info.memdata = request.memdata;
+    r.info.system = options.system;
+    r.lasting = request.lasting;
+    r.incarnation = incarnation;
+    r.session = session_id;
+
+    announce(xcf::event_kind::active, r.info, incarnation);
+    members = snapshot(request.group);
+    return code;
+  }
+
+  // The member ends without IXCLEAVE: failed if lasting, else not-defined (spec §4.3 [C]). Messages it
+  // sent stay queued; messages to it are discarded (README "Failure").
+  void fail(std::uint64_t session_id, bool link_lost) {
+    session& s = sessions.at(session_id);
+    record* r = active_record_of(s.incarnation);
+    if (r == nullptr) return;
+    const std::uint64_t incarnation = r->incarnation;
+    purge_inbound(incarnation);
+    xcf::member_info about = r->info;
+    std::vector<xcf::member_info> known_active;
+    for (const auto& [key, other] : records)
+      if (key.first == about.group && other.info.state == xcf::member_state::active &&
+          other.incarnation != incarnation)
+        known_active.push_back(other.info);
+    if (r->lasting) {
+      r->info.state = xcf::member_state::failed;
+      about.state = xcf::member_state::failed;
+    } else {
+      records.erase({about.group, about.name});
+      about.state = xcf::member_state::not_defined;
+    }
+    s.incarnation = 0;
+    announce(xcf::event_kind::failed, about, incarnation);
+    if (link_lost) {
+      // What the TCP client tells its member when the hub is lost (README "Client backend behaviour"): it
+      // can no longer reach anyone, so every member it knew active is failed as far as it can tell.
+      for (auto info : known_active) {
+        info.state = xcf::member_state::failed;
+        enqueue_event(session_id, 0, xcf::event_kind::failed, info);
+      }
+      enqueue_event(session_id, 0, xcf::event_kind::failed, about);
+      s.link_up = false;
+    }
+  }
+
+  // --- send (IXCMSGOX) ---------------------------------------------------------------------------
+  return_code refuse_now(const session& s, const xcf::target& to, const xcf::message& m, std::size_t size,
+                         std::uint64_t send_id, return_code code) {
+    log(wire_record::what::refused, s.request.group, m, to.name, size, send_id, code);
+    return code;
+  }
+
+  return_code send(std::uint64_t session_id, const xcf::target& to, const xcf::control_area& control,
+                   bytes_view data, const xcf::send_options& how, std::uint64_t* send_id_out) {
+    const std::uint64_t send_id = ++next_send_id;
+    if (send_id_out != nullptr) *send_id_out = send_id;
+    session& s = sessions.at(session_id);
+    xcf::message m;
+    m.source_name = s.request.member;
+    m.source_token = s.token;
+    m.stream = how.stream;
+    m.ordered = how.ordered;
+    m.control = control;
+
+    if (!s.link_up) return refuse_now(s, to, m, data.size(), send_id, codes::link_down);
+    // Every rule for this member counts this send; the oldest one that reaches its nth fires.
+    std::optional<return_code> injected;
+    for (auto& rule : fail_sends)
+      if (rule.group == s.request.group && rule.member == s.request.member && --rule.countdown == 0 &&
+          !injected)
+        injected = rule.code;
+    fail_sends.erase(std::remove_if(fail_sends.begin(), fail_sends.end(),
+                                    [](const fail_send_rule& r) { return r.countdown == 0; }),
+                     fail_sends.end());
+    if (injected) return refuse_now(s, to, m, data.size(), send_id, *injected);
+    record* self = active_record_of(s.incarnation);
+    if (self == nullptr) return refuse_now(s, to, m, data.size(), send_id, codes::not_active);
+    if (data.size() > options.max_message) return refuse_now(s, to, m, data.size(), send_id, codes::too_big);
+
+    record* target = nullptr;
+    if (!to.name.empty()) {
+      target = find_record(s.request.group, to.name);
+    } else {
+      for (auto& [key, r] : records)
+        if (key.first == s.request.group && r.info.token == to.token) target = &r;
+    }
+    if (target == nullptr || target->info.state != xcf::member_state::active)
+      return refuse_now(s, to, m, data.size(), send_id, codes::not_active);  // README "Send" [D]
+
+    const std::string group = s.request.group;
+    const std::string target_name = target->info.name;
+    const std::uint64_t source_incarnation = self->incarnation;
+    const std::uint64_t target_incarnation = target->incarnation;
+    const std::uint64_t target_session = target->session;
+    const stream_key key{source_incarnation, target_incarnation, how.stream};
+    stream_state& st = streams[key];
+    const std::size_t bytes = data.size() + xcf::control_area{}.size();
+
+    // Resource shortage (README "Send" [D], XCF's TIMEOUT=0 behaviour spec §4.5 [C]): reported through
+    // on_send_done as the hub's SEND_RSP is, so that a sender meets the pipelined case it meets over TCP.
+    auto shortage = [&] {
+      log(wire_record::what::refused, group, m, target_name, data.size(), send_id, codes::resource_shortage);
+      enqueue_send_done(session_id, source_incarnation, send_id, codes::resource_shortage, key);
+      return codes::ok;
+    };
+    if (st.refused) {
+      if (!st.resume_armed) return shortage();
+      st.refused = false;  // this send carries "resume"
+      st.resume_armed = false;
+      st.last_resume_id = send_id;
+    }
+    std::size_t& queued = queued_bytes[target_incarnation];
+    if (queued + bytes > options.target_buffer) {
+      st.refused = true;
+      st.resume_armed = false;
+      if (queued == 0) queued_bytes.erase(target_incarnation);
+      return shortage();
+    }
+
+    log(wire_record::what::accepted, group, m, target_name, data.size(), send_id);
+    if (how.ack) enqueue_send_done(session_id, source_incarnation, send_id, codes::ok);
+    if (take(drops, group, m.source_name, target_name) != nullptr) {
+      log(wire_record::what::dropped, group, m, target_name, data.size(), send_id);
+      forget_used(drops);
+      if (queued == 0) queued_bytes.erase(target_incarnation);
+      return codes::ok;
+    }
+    milliseconds due = now;
+    if (counted_rule* d = take(delays, group, m.source_name, target_name); d != nullptr) due += d->delay;
+    forget_used(delays);
+    if (m.ordered) {
+      due = std::max(due, st.ordered_due);
+      st.ordered_due = due;
+    }
+    const bool twice = take(duplicates, group, m.source_name, target_name) != nullptr;
+    forget_used(duplicates);
+
+    item it;
+    it.kind = item_kind::message;
+    it.session = target_session;
+    it.incarnation = target_incarnation;
+    m.data = data.to_bytes();
+    it.msg = std::move(m);
+    it.group = group;
+    it.target_name = target_name;
+    it.bytes = bytes;
+    it.source_session = session_id;
+    it.source_incarnation = source_incarnation;
+    it.send_id = send_id;
+    queued += bytes;
+    if (twice) {
+      queued += bytes;
+      log(wire_record::what::duplicated, group, it.msg, target_name, data.size(), send_id);
+      enqueue(it, due);
+    }
+    enqueue(std::move(it), due);
+    return codes::ok;
+  }
+
+  // --- dispatch -----------------------------------------------------------------------------------
+  void apply_reorders() {
+    for (auto& rule : reorders) {
+      if (rule.batches == 0) continue;
+      std::vector<item*> batch;
+      for (auto& [key, it] : queue) {
+        if (key.first > now.count()) break;
+        if (it.kind == item_kind::message && !it.msg.ordered && !it.reordered &&
+            matches(rule.filter, it.group, it.msg.source_name, it.target_name))
+          batch.push_back(&it);
+      }
+      if (batch.size() < 2) continue;
+      std::vector<item> contents;
+      contents.reserve(batch.size());
+      for (item* p : batch) {
+        p->reordered = true;
+        contents.push_back(std::move(*p));
+      }
+      if (rule.mode == reorder_mode::reverse) {
+        std::reverse(contents.begin(), contents.end());
+      } else {
+        // Fisher–Yates on the raw engine output: std::shuffle's algorithm differs between libraries.
+        for (std::size_t i = contents.size() - 1; i > 0; --i)
+          std::swap(contents[i], contents[static_cast<std::size_t>(rule.engine() % (i + 1))]);
+      }
+      for (std::size_t i = 0; i < batch.size(); ++i) *batch[i] = std::move(contents[i]);
+      if (rule.batches != memory_faults::always) --rule.batches;
+    }
+    reorders.erase(std::remove_if(reorders.begin(), reorders.end(),
+                                  [](const reorder_rule& r) { return r.batches == 0; }),
+                   reorders.end());
+  }
+
+  // Whether the item's handler may be called now; false with `dead` set when it never will be.
+  bool deliverable(const item& it, bool& dead) {
+    dead = false;
+    session* s = session_of(it.session);
+    if (s == nullptr) {
+      dead = true;
+      return false;
+    }
+    if (it.incarnation != 0 &&
+        (s->incarnation != it.incarnation || active_record_of(it.incarnation) == nullptr)) {
+      dead = true;
+      return false;
+    }
+    return !s->hung;
+  }
+
+  void heartbeat_timer(const item& it) {
+    session* s = session_of(it.session);
+    if (s == nullptr || s->incarnation != it.incarnation || !s->hung) return;
+    record* r = active_record_of(it.incarnation);
+    if (r == nullptr) return;
+    if (it.kind == item_kind::heartbeat_missing) {
+      announce(xcf::event_kind::status_missing, r->info, r->incarnation);  // spec §4.6 [C] GEPLMISR
+    } else {
+      s->hung = false;  // the process, when it wakes up, finds its link gone
+      fail(it.session, true);
+    }
+  }
+
+  // One handler call to make, taken off the queue with the mutex held.
+  struct call {
+    xcf::member_handler* handler = nullptr;
+    item it;
+  };
+
+  // Takes the next due item; timers are handled on the way. False when nothing is due.
+  bool next_call(call& out) {
+    if (!reorders.empty()) apply_reorders();
+    for (auto q = queue.begin(); q != queue.end();) {
+      if (q->first.first > now.count()) return false;
+      item& it = q->second;
+      if (it.kind == item_kind::heartbeat_missing || it.kind == item_kind::heartbeat_failure) {
+        item timer = std::move(it);
+        queue.erase(q);
+        heartbeat_timer(timer);
+        q = queue.begin();  // the timer may have queued or removed items
+        continue;
+      }
+      bool dead = false;
+      if (!deliverable(it, dead)) {
+        if (!dead) {
+          ++q;  // held for a hung member
+          continue;
+        }
+        item gone = std::move(it);
+        q = queue.erase(q);
+        if (gone.kind == item_kind::message) {
+          discard_message(gone);
+          q = queue.begin();
+        }
+        continue;
+      }
+      out.handler = sessions.at(it.session).handler;
+      out.it = std::move(it);
+      queue.erase(q);
+      if (out.it.kind == item_kind::message) {
+        release_bytes(out.it);
+        log(wire_record::what::delivered, out.it.group, out.it.msg, out.it.target_name,
+            out.it.msg.data.size(), out.it.send_id);
+      } else if (out.it.kind == item_kind::send_done && out.it.code == codes::resource_shortage) {
+        auto st = streams.find(out.it.stream);
+        if (st != streams.end() && st->second.refused && out.it.send_id >= st->second.last_resume_id)
+          st->second.resume_armed = true;  // before the call: a re-send from the handler carries resume
+      }
+      return true;
+    }
+    return false;
+  }
+
+  delivery_counts dispatch(std::size_t limit) {
+    delivery_counts counts;
+    if (t_dispatching == this) return counts;
+    std::lock_guard<std::mutex> one_run(dispatch_mutex);
+    struct dispatching_guard {  // restored even when a handler throws
+      const void* outer;
+      explicit dispatching_guard(const void* self) : outer(t_dispatching) { t_dispatching = self; }
+      ~dispatching_guard() { t_dispatching = outer; }
+      dispatching_guard(const dispatching_guard&) = delete;
+      dispatching_guard& operator=(const dispatching_guard&) = delete;
+    } guard(this);
+    while (counts.total() < limit) {
+      call c;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!next_call(c)) break;
+      }
+      switch (c.it.kind) {
+        case item_kind::message:
+          ++counts.messages;
+          c.handler->on_message(std::move(c.it.msg));
+          break;
+        case item_kind::event:
+          ++counts.events;
+          c.handler->on_event(c.it.event);
+          break;
+        case item_kind::send_done:
+          ++counts.send_results;
+          c.handler->on_send_done(c.it.send_id, c.it.code);
+          break;
+        default:
+          break;
+      }
+    }
+    return counts;
+  }
+};
+
+namespace {
+
+// One member object (xcf::member) handed out by memory_sysplex::join.
+class memory_member final : public xcf::member {
+ public:
+  memory_member(std::shared_ptr<memory_plex> plex, std::uint64_t session_id, std::string group,
+                std::string name)
+      : plex_(std::move(plex)), session_(session_id), group_(std::move(group)), name_(std::move(name)) {}
+
+  ~memory_member() override {
+    std::lock_guard<std::mutex> lock(plex_->mutex);
+    // Ending without IXCLEAVE is a failure (member.hpp); a quiesced member stays quiesced (README).
+    plex_->fail(session_, false);
+    plex_->sessions.erase(session_);
+  }
+  memory_member(const memory_member&) = delete;
+  memory_member& operator=(const memory_member&) = delete;
+
+  const std::string& group() const noexcept override { return group_; }
+  const std::string& name() const noexcept override { return name_; }
+  xcf::member_token token() const override {
+    std::lock_guard<std::mutex> lock(plex_->mutex);
+    return plex_->sessions.at(session_).token;
+  }
+
+  return_code send(const xcf::target& to, const xcf::control_area& control, bytes_view data,
+                   const xcf::send_options& options, std::uint64_t* send_id) override {
+    std::lock_guard<std::mutex> lock(plex_->mutex);
+    return plex_->send(session_, to, control, data, options, send_id);
+  }
+
+  return_code query(std::vector<xcf::member_info>& out, std::string_view member_name) override {
+    std::lock_guard<std::mutex> lock(plex_->mutex);
+    if (!plex_->sessions.at(session_).link_up) return codes::link_down;
+    out = plex_->snapshot(group_, member_name);  // IXCQUERY needs no membership (README "Connections")
+    return !member_name.empty() && out.empty() ? codes::not_found : codes::ok;
+  }
+
+  return_code set_user_state(const xcf::user_state& state) override {
+    std::lock_guard<std::mutex> lock(plex_->mutex);
+    record* self = nullptr;
+    if (return_code refused = active_self(self); refused != codes::ok) return refused;
+    self->info.ustate = state;
+    plex_->announce(xcf::event_kind::user_state, self->info, self->incarnation);  // spec §4.3 [C] IXCSETUS
+    return codes::ok;
+  }
+
+  return_code quiesce() override {
+    std::lock_guard<std::mutex> lock(plex_->mutex);
+    record* self = nullptr;
+    if (return_code refused = active_self(self); refused != codes::ok) return refused;
+    // Receives nothing more and stays quiesced until it re-joins (4/0C) or is removed (README "Quiesce").
+    plex_->purge_inbound(self->incarnation);
+    self->info.state = xcf::member_state::quiesced;
+    plex_->announce(xcf::event_kind::quiesced, self->info, self->incarnation);
+    return codes::ok;
+  }
+
+  return_code remove(std::string_view member_name) override {
+    std::lock_guard<std::mutex> lock(plex_->mutex);
+    record* self = nullptr;
+    if (return_code refused = active_self(self); refused != codes::ok) return refused;
+    record* victim = plex_->find_record(group_, member_name);
+    if (victim == nullptr) return codes::not_found;
+    if (victim->info.state == xcf::member_state::active) return codes::already_active;  // IXCDELET: failed
+    xcf::member_info about = victim->info;  // or quiesced only [C]
+    const std::uint64_t incarnation = victim->incarnation;
+    plex_->queued_bytes.erase(incarnation);
+    plex_->records.erase({group_, std::string(member_name)});
+    about.state = xcf::member_state::not_defined;
+    plex_->announce(xcf::event_kind::removed, about, incarnation);
+    return codes::ok;
+  }
+
+  return_code leave() override {
+    std::lock_guard<std::mutex> lock(plex_->mutex);
+    session& s = plex_->sessions.at(session_);
+    if (!s.link_up) return codes::link_down;
+    record* self = plex_->record_of(s.incarnation);
+    if (self == nullptr) return codes::not_active;  // IXCLEAVE 8/4 [C]
+    // Its outbound messages stay queued and are delivered; its inbound ones are discarded (spec §4.3 [C]).
+    const std::uint64_t incarnation = self->incarnation;
+    xcf::member_info about = self->info;
+    plex_->purge_inbound(incarnation);
+    plex_->records.erase({group_, name_});
+    s.incarnation = 0;
+    about.state = xcf::member_state::not_defined;
+    plex_->announce(xcf::event_kind::left, about, incarnation);
+    return codes::ok;
+  }
+
+ private:
+  return_code active_self(record*& self) {
+    session& s = plex_->sessions.at(session_);
+    if (!s.link_up) return codes::link_down;
+    self = plex_->active_record_of(s.incarnation);
+    return self == nullptr ? codes::not_active : codes::ok;
+  }
+
+  std::shared_ptr<memory_plex> plex_;
+  std::uint64_t session_;
+  std::string group_;
+  std::string name_;
+};
+
+}  // namespace
+}  // namespace detail
+
+// --- memory_sysplex --------------------------------------------------------------------------------
+
+memory_sysplex::memory_sysplex(memory_sysplex_options options)
+    : plex_(std::make_shared<detail::memory_plex>(std::move(options))), faults_(*plex_) {}
+
+memory_sysplex::~memory_sysplex() = default;
+
+xcf::join_result memory_sysplex::join(const xcf::join_request& request, xcf::member_handler& handler) {
+  std::lock_guard<std::mutex> lock(plex_->mutex);
+  xcf::join_result result;
+  std::uint64_t session_id = 0;
+  result.code = plex_->join(request, handler, session_id, result.members);
+  if (result.code.ok())
+    result.joined = std::make_unique<detail::memory_member>(plex_, session_id, request.group, request.member);
+  return result;
+}
+
+void memory_sysplex::allow(std::string group, std::vector<std::string> members) {
+  std::lock_guard<std::mutex> lock(plex_->mutex);
+  plex_->allow_lists[std::move(group)] = std::move(members);
+}
+
+delivery_counts memory_sysplex::run(std::size_t limit) { return plex_->dispatch(limit); }
+delivery_counts memory_sysplex::run_one() { return plex_->dispatch(1); }
+
+void memory_sysplex::advance(milliseconds by) {
+  std::lock_guard<std::mutex> lock(plex_->mutex);
+  if (by.count() > 0) plex_->now += by;
+}
+
+milliseconds memory_sysplex::now() const {
+  std::lock_guard<std::mutex> lock(plex_->mutex);
+  return plex_->now;
+}
+
+std::size_t memory_sysplex::pending() const {
+  std::lock_guard<std::mutex> lock(plex_->mutex);
+  return plex_->queue.size();
+}
+
+std::vector<xcf::member_info> memory_sysplex::members(std::string_view group) const {
+  std::lock_guard<std::mutex> lock(plex_->mutex);
+  return plex_->snapshot(group);
+}
+
+std::vector<wire_record> memory_sysplex::traffic() const {
+  std::lock_guard<std::mutex> lock(plex_->mutex);
+  return plex_->traffic;
+}
+
+void memory_sysplex::clear_traffic() {
+  std::lock_guard<std::mutex> lock(plex_->mutex);
+  plex_->traffic.clear();
+}
+
+// --- memory_faults ---------------------------------------------------------------------------------
+
+void memory_faults::drop(const message_filter& filter, std::size_t count) {
+  std::lock_guard<std::mutex> lock(plex_->mutex);
+  if (count > 0) plex_->drops.push_back({filter, count, {}});
+}
+
+void memory_faults::delay(const message_filter& filter, milliseconds by, std::size_t count) {
+  std::lock_guard<std::mutex> lock(plex_->mutex);
+  if (count > 0) plex_->delays.push_back({filter, count, std::max(by, milliseconds{0})});
+}
+
+void memory_faults::duplicate(const message_filter& filter, std::size_t count) {
+  std::lock_guard<std::mutex> lock(plex_->mutex);
+  if (count > 0) plex_->duplicates.push_back({filter, count, {}});
+}
+
+void memory_faults::reorder(const message_filter& filter, reorder_mode mode, std::uint64_t seed,
+                            std::size_t batches) {
+  std::lock_guard<std::mutex> lock(plex_->mutex);
+  if (batches > 0) plex_->reorders.push_back({filter, mode, std::mt19937_64(seed), batches});
+}
+
+void memory_faults::fail_send(std::string group, std::string member, std::size_t nth, return_code code) {
+  std::lock_guard<std::mutex> lock(plex_->mutex);
+  plex_->fail_sends.push_back({std::move(group), std::move(member), std::max<std::size_t>(nth, 1), code});
+}
+
+return_code memory_faults::disconnect(std::string_view group, std::string_view member) {
+  std::lock_guard<std::mutex> lock(plex_->mutex);
+  detail::record* r = plex_->find_record(group, member);
+  if (r == nullptr) return codes::not_found;
+  detail::session* s = plex_->session_of(r->session);
+  if (r->info.state != xcf::member_state::active || s == nullptr || s->incarnation != r->incarnation)
+    return codes::not_active;
+  s->hung = false;
+  plex_->fail(r->session, true);
+  return codes::ok;
+}
+
+return_code memory_faults::reconnect(std::string_view group, std::string_view member) {
+  std::lock_guard<std::mutex> lock(plex_->mutex);
+  std::uint64_t session_id = 0;
+  for (const auto& [id, s] : plex_->sessions)  // the latest object of that name whose link is down
+    if (!s.link_up && s.request.group == group && s.request.member == member) session_id = id;
+  if (session_id == 0) return codes::not_found;
+  detail::session& s = plex_->sessions.at(session_id);
+  std::vector<xcf::member_info> members;
+  const return_code code = plex_->join(s.request, *s.handler, session_id, members);
+  if (!code.ok()) {
+    s.link_up = false;
+    return code;
+  }
+  // What the TCP client's member sees after its re-join: itself active, then every active member.
+  const xcf::member_info* self = nullptr;
+  for (const auto& info : members)
+    if (info.name == member) self = &info;
+  plex_->enqueue_event(session_id, s.incarnation, xcf::event_kind::active, *self);
+  for (const auto& info : members)
+    if (&info != self && info.state == xcf::member_state::active)
+      plex_->enqueue_event(session_id, s.incarnation, xcf::event_kind::active, info);
+  return code;
+}
+
+return_code memory_faults::stop_heartbeats(std::string_view group, std::string_view member) {
+  std::lock_guard<std::mutex> lock(plex_->mutex);
+  detail::record* r = plex_->find_record(group, member);
+  if (r == nullptr) return codes::not_found;
+  detail::session* s = plex_->session_of(r->session);
+  if (r->info.state != xcf::member_state::active || s == nullptr || s->incarnation != r->incarnation ||
+      s->hung)
+    return codes::not_active;
+  s->hung = true;
+  const milliseconds interval = plex_->options.heartbeat;
+  detail::item missing;
+  missing.kind = detail::item_kind::heartbeat_missing;
+  missing.session = r->session;
+  missing.incarnation = r->incarnation;
+  detail::item failure = missing;
+  failure.kind = detail::item_kind::heartbeat_failure;
+  plex_->enqueue(std::move(missing), plex_->now + 2 * interval);
+  plex_->enqueue(std::move(failure), plex_->now + 3 * interval);
+  return codes::ok;
+}
+
+void memory_faults::clear() {
+  std::lock_guard<std::mutex> lock(plex_->mutex);
+  plex_->drops.clear();
+  plex_->delays.clear();
+  plex_->duplicates.clear();
+  plex_->reorders.clear();
+  plex_->fail_sends.clear();
+}
+
+}  // namespace imsb::transport
