@@ -1,11 +1,15 @@
 #include "imsb/xcf/frame.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <type_traits>
 #include <utility>
+#include <variant>
 
 #include "imsb/codepage/codepage.hpp"
 #include "imsb/names/name_rules.hpp"
@@ -66,7 +70,8 @@ std::error_code protocol() { return std::make_error_code(std::errc::protocol_err
 std::error_code bad_name() { return std::make_error_code(std::errc::invalid_argument); }
 std::error_code too_long() { return std::make_error_code(std::errc::message_size); }
 
-std::string num(std::size_t n) { return std::to_string(n); }
+// 64 bits, whatever size_t is: error texts compute sizes (count × 81) that overflow a 32-bit size_t.
+std::string num(std::uint64_t n) { return std::to_string(n); }
 
 decode_error fail(std::error_code code, std::string field, std::size_t offset, std::string detail) {
   return decode_error{code, std::move(field), offset, std::move(detail)};
@@ -138,8 +143,10 @@ constexpr std::size_t name_length(name_kind kind) noexcept {
 bool printable(char c) noexcept { return c >= 0x20 && c <= 0x7E; }
 
 // Whether `value` (unpadded) can go on the wire as a name of this kind; an empty value only where a
-// blank field is allowed.
+// blank field is allowed. A value must be what decoding gives back: trailing blanks are padding on the
+// wire ("AB " would come back as "AB", " " as ""), so a value with them is refused.
 bool encodable_name(std::string_view value, name_kind kind, bool blank_ok) {
+  if (value != codepage::field_value(value)) return false;
   if (value.empty()) return blank_ok || kind == name_kind::system;
   switch (kind) {
     case name_kind::group:
@@ -251,7 +258,7 @@ class payload_in {
     // a huge vector.
     if (count > room / member_info_at::size || room != std::size_t{count} * member_info_at::size) {
       return fail(protocol(), field("count"), at(count_off),
-                  "found count " + num(count) + " (" + num(std::size_t{count} * member_info_at::size) +
+                  "found count " + num(count) + " (" + num(std::uint64_t{count} * member_info_at::size) +
                       " bytes of member_info), expected " +
                       (room % member_info_at::size == 0 ? "count " + num(room / member_info_at::size)
                                                         : std::string("whole 81-byte member_infos")) +

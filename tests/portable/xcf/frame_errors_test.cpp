@@ -292,6 +292,18 @@ TEST(XcfFrameErrors, CountsMustMatchTheListExactly) {
   expect_error(wire, protocol, "XCFE.QUERY_RSP.count", 16 + 8);
 }
 
+// The error text states the bytes a huge count would need: 4294967295 × 81 = 347892350895, which a
+// 32-bit size_t would wrap (to 4294967215); the text is computed in 64 bits on every platform.
+TEST(XcfFrameErrors, HugeCountIsStatedWithoutOverflow) {
+  bytes wire = golden("query_rsp.hex");
+  set_u32(wire, 16 + 8, 0xFFFFFFFFu);
+  auto d = decode(wire);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.error().detail.find("found count 4294967295 (347892350895 bytes of member_info)"),
+            std::string::npos)
+      << d.error().to_string();
+}
+
 TEST(XcfFrameErrors, ErrorTextLength) {
   for (std::uint16_t len : {0, 20, 22, 0xFFFF}) {
     bytes wire = golden("error.hex");  // 21 bytes of text

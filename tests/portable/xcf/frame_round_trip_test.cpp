@@ -170,16 +170,24 @@ TEST(FrameEncode, RefusesNamesThatBreakTheXcfRules) {
 }
 
 TEST(FrameEncode, RefusesSystemNamesThatCannotComeBack) {
-  const std::string bad[] = {"SYSTEM123", std::string("A\0B", 3), "A\x7F", "\xE9t\xE9", "A\nB"};
+  // Trailing blanks are padding on the wire: "AB " would decode as "AB", " " as "".
+  const std::string bad[] = {
+      "SYSTEM123", std::string("A\0B", 3), "A\x7F", "\xE9t\xE9", "A\nB", "AB ", " ", "        ", "SYS1   "};
   for (const auto& sys : bad) {
     query_rsp_payload q;
     q.members.push_back(test::member("G", "M", 0, member_state::active, sys));
     expect_refused(frame_type::query_rsp, 0, q, "system");
   }
-  query_rsp_payload q;
-  q.members.push_back(test::member("G", "M", 0, member_state::active, "a b~ 1"));
-  bytes out;
-  EXPECT_TRUE(encode(frame_type::query_rsp, 0, 0, q, out));
+  // Leading and inner blanks are part of the value and come back.
+  for (const std::string good : {"a b~ 1", " AB", "A B", "", "SYS1"}) {
+    query_rsp_payload q;
+    q.members.push_back(test::member("G", "M", 0, member_state::active, good));
+    bytes out;
+    ASSERT_TRUE(encode(frame_type::query_rsp, 0, 0, q, out)) << "'" << good << "'";
+    auto back = decode(out);
+    ASSERT_TRUE(back.ok()) << back.error().to_string();
+    EXPECT_EQ(std::get<query_rsp_payload>(back->body).members.at(0).system, good);
+  }
 }
 
 TEST(FrameEncode, RefusesUnknownStatesAndEventKinds) {

@@ -2,6 +2,7 @@
 // random and mutated input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <system_error>
@@ -121,6 +122,38 @@ TEST(XcfReader, LongRunKeepsTheBufferSmall) {
   while (r.next(d, err) == reader::status::frame) ++frames;
   EXPECT_EQ(frames, 20000u);
   EXPECT_EQ(r.buffered(), 0u);
+}
+
+// A stream that never drains: one byte of a frame is always waiting (the first chunk is one byte, the
+// others whole frames), so the buffer is never empty and only compaction keeps the reader's storage from
+// growing with everything it has read (20,000 frames of 24 bytes: 480,000 bytes).
+TEST(XcfReader, CompactionKeepsTheStorageBoundedWhenTheBufferNeverDrains) {
+  bytes ping;
+  ASSERT_TRUE(encode(frame_type::ping, 0, 0, ping_payload{42}, ping));
+  bytes stream;
+  constexpr std::size_t frames = 20000;
+  for (std::size_t i = 0; i < frames; ++i) stream.insert(stream.end(), ping.begin(), ping.end());
+  reader r;
+  decoded d;
+  decode_error err;
+  std::size_t taken = 0, largest = 0;
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<std::size_t> whole_frames(1, 8);
+  for (std::size_t at = 0, chunk = 1; at < stream.size();
+       at += chunk, chunk = whole_frames(rng) * ping.size()) {
+    chunk = std::min(chunk, stream.size() - at);
+    r.feed(bytes_view(stream).sub(at, chunk));
+    while (r.next(d, err) == reader::status::frame) ++taken;
+    if (at + chunk < stream.size()) {
+      EXPECT_EQ(r.buffered(), 1u);
+    }
+    largest = std::max(largest, r.capacity());
+  }
+  EXPECT_EQ(taken, frames);
+  EXPECT_EQ(r.buffered(), 0u);
+  // Compaction starts once 4 KiB are read and at least half the buffer is: the storage stays within a
+  // small multiple of that, whatever the stream's length.
+  EXPECT_LE(largest, 16u * 1024u);
 }
 
 TEST(XcfReader, ErrorIsFinal) {

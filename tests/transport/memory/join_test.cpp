@@ -217,6 +217,41 @@ TEST(MemoryJoin, QuiescedMemberRejoins4_0CAndTheOldObjectIsDone) {
   EXPECT_EQ(again->member().send(xcf::target::by_name("MQ1"), {}, {}), codes::ok);
 }
 
+// A quiesced member that re-joins when nobody else is active is both "was quiesced" and "first
+// active": 4/0C wins (spec §4.3 [C]), as 4/8 does for a failed one.
+TEST(MemoryJoin, WasQuiescedWinsOverFirstActive) {
+  memory_sysplex plex;
+  auto ims = join(plex, request("GRP", "IMS1"));
+  ASSERT_EQ(ims->result.code, codes::first_active);
+  ASSERT_EQ(ims->member().quiesce(), codes::ok);
+  auto again = join(plex, request("GRP", "IMS1"));
+  EXPECT_EQ(again->result.code, codes::was_quiesced);
+  ASSERT_EQ(again->result.members.size(), 1u);
+  EXPECT_EQ(again->result.members[0].state, xcf::member_state::active);
+}
+
+// The link of a lasting member drops (failed), and someone removes the failed record before the link
+// comes back: the reconnect is then a plain join, 0/0 — or 4/4 when nobody else is active.
+TEST(MemoryJoin, ReconnectAfterTheFailedRecordWasRemovedIsAPlainJoin) {
+  memory_sysplex plex;
+  auto ims = join(plex, request("GRP", "IMS1", true));
+  auto mq = join(plex, request("GRP", "MQ1"));
+  ASSERT_EQ(plex.faults().disconnect("GRP", "IMS1"), codes::ok);
+  ASSERT_EQ(mq->member().remove("IMS1"), codes::ok);
+  EXPECT_EQ(find(plex.members("GRP"), "IMS1"), nullptr);
+  ASSERT_EQ(plex.faults().reconnect("GRP", "IMS1"), codes::ok);
+  EXPECT_EQ(find(plex.members("GRP"), "IMS1")->state, xcf::member_state::active);
+  EXPECT_EQ(mq->member().send(xcf::target::by_name("IMS1"), {}, bytes_view::of("back")), codes::ok);
+  plex.run();
+  ASSERT_EQ(ims->handler.messages.size(), 1u);
+
+  ASSERT_EQ(plex.faults().disconnect("GRP", "IMS1"), codes::ok);
+  ASSERT_EQ(mq->member().remove("IMS1"), codes::ok);
+  ASSERT_EQ(mq->member().leave(), codes::ok);  // nobody active any more
+  ASSERT_EQ(plex.faults().reconnect("GRP", "IMS1"), codes::first_active);
+  ASSERT_EQ(plex.members("GRP").size(), 1u);
+}
+
 TEST(MemoryJoin, DestroyingAQuiescedMemberLeavesItQuiesced) {
   memory_sysplex plex;
   auto ims = join(plex, request("GRP", "IMS1"));

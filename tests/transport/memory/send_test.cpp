@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -145,6 +146,26 @@ TEST_F(pair_of_members, SendByToken) {
   EXPECT_EQ(mq->member().send(xcf::target::by_token(again->member().token()), {}, {}), codes::ok);
 }
 
+// A target name is an XCF member name as it is (spec §4.2 [C]): padded, lowercase or with other
+// characters it names nobody, and the send is refused 8/14 as by the TCP client, not 8/4.
+TEST_F(pair_of_members, TargetNameBreakingXcfRulesIs8_14) {
+  for (const std::string bad : {"IMS1    ", " IMS1", "ims1", "ims-1", "IMS.1", "M1234567890123456"}) {
+    EXPECT_EQ(send(*mq, bad, "x"), codes::bad_name) << "'" << bad << "'";
+  }
+  const auto wire = plex.traffic();
+  ASSERT_EQ(wire.size(), 6u);
+  for (const auto& w : wire) {
+    EXPECT_EQ(w.kind, wire_record::what::refused);
+    EXPECT_EQ(w.code, codes::bad_name);
+  }
+  // XCF's own rules, not the bridge's: # and a leading digit name a member.
+  auto odd = join(plex, request("OTMAGRP", "1M#"));
+  EXPECT_EQ(send(*mq, "1M#", "x"), codes::ok);
+  plex.run();
+  EXPECT_TRUE(ims->handler.messages.empty());
+  ASSERT_EQ(odd->handler.messages.size(), 1u);
+}
+
 TEST_F(pair_of_members, SendToAMemberNotActiveIs8_4) {
   EXPECT_EQ(send(*mq, "NOBODY", "x"), codes::not_active);
   EXPECT_EQ(send(*mq, "", "x"), codes::not_active);  // neither name nor token
@@ -156,26 +177,43 @@ TEST_F(pair_of_members, SendToAMemberNotActiveIs8_4) {
   EXPECT_TRUE(mq->handler.send_results.empty());  // a synchronous refusal is not reported again
 }
 
-TEST(MemorySend, TooBigIs8_10AtTheConfiguredMaximum) {
+// README "Details": --max-message limits the SEND payload: target token[8] and name[16], stream(2) and
+// the control area[32] — 58 bytes — then the data.
+constexpr std::size_t send_prefix = 58;
+
+TEST(MemorySend, TooBigIs8_10WhenTheSendPayloadIsOverTheConfiguredMaximum) {
   memory_sysplex_options o;
   o.max_message = 100;
   memory_sysplex plex(o);
   auto a = join(plex, request("GRP", "A"));
   auto b = join(plex, request("GRP", "B"));
-  const bytes at_max(100, 0x5C), over(101, 0x5C);
+  const bytes at_max(100 - send_prefix, 0x5C), over(100 - send_prefix + 1, 0x5C);
   EXPECT_EQ(a->member().send(xcf::target::by_name("B"), {}, at_max), codes::ok);
   EXPECT_EQ(a->member().send(xcf::target::by_name("B"), {}, over), codes::too_big);
+  EXPECT_EQ(a->member().send(xcf::target::by_name("B"), {}, bytes(100, 0x5C)), codes::too_big);
   plex.run();
   ASSERT_EQ(b->handler.messages.size(), 1u);
-  EXPECT_EQ(b->handler.messages[0].data.size(), 100u);
+  EXPECT_EQ(b->handler.messages[0].data.size(), 100u - send_prefix);
 }
 
-TEST(MemorySend, DefaultMaximumIsOneMebibyte) {
+TEST(MemorySend, AMaximumBelowThePrefixRefusesEvenEmptyData) {
+  memory_sysplex_options o;
+  o.max_message = send_prefix - 1;
+  memory_sysplex plex(o);
+  auto a = join(plex, request("GRP", "A"));
+  auto b = join(plex, request("GRP", "B"));
+  EXPECT_EQ(a->member().send(xcf::target::by_name("B"), {}, {}), codes::too_big);
+}
+
+TEST(MemorySend, DefaultMaximumIsOneMebibyteOfPayload) {
   memory_sysplex plex;
   auto a = join(plex, request("GRP", "A"));
   auto b = join(plex, request("GRP", "B"));
-  EXPECT_EQ(a->member().send(xcf::target::by_name("B"), {}, bytes(1024 * 1024)), codes::ok);
-  EXPECT_EQ(a->member().send(xcf::target::by_name("B"), {}, bytes(1024 * 1024 + 1)), codes::too_big);
+  EXPECT_EQ(a->member().send(xcf::target::by_name("B"), {}, bytes(1024 * 1024 - send_prefix)), codes::ok);
+  // What the hub with its default --max-message refuses (probe: 1 MiB - 10 bytes of data).
+  EXPECT_EQ(a->member().send(xcf::target::by_name("B"), {}, bytes(1024 * 1024 - send_prefix + 1)),
+            codes::too_big);
+  EXPECT_EQ(a->member().send(xcf::target::by_name("B"), {}, bytes(1024 * 1024 - 10)), codes::too_big);
 }
 
 TEST_F(pair_of_members, AckAsksForAPositiveOnSendDone) {
@@ -188,6 +226,25 @@ TEST_F(pair_of_members, AckAsksForAPositiveOnSendDone) {
   ASSERT_EQ(mq->handler.send_results.size(), 1u);
   EXPECT_EQ(mq->handler.send_results[0].send_id, with_ack);
   EXPECT_EQ(mq->handler.send_results[0].code, codes::ok);
+}
+
+// A send has at most one outcome reported: its ack, or its refusal. Messages discarded because the
+// target left are discarded silently (spec §4.3 [C]), even when they were acked or duplicated.
+TEST_F(pair_of_members, NeverTwoOutcomesForOneSend) {
+  std::uint64_t acked = 0, duplicated = 0;
+  ASSERT_EQ(send(*mq, "IMS1", "x", on_stream(0, true, true), &acked), codes::ok);
+  plex.faults().duplicate(message_filter::any());
+  ASSERT_EQ(send(*mq, "IMS1", "y", {}, &duplicated), codes::ok);
+  ASSERT_EQ(ims->member().leave(), codes::ok);
+  plex.run();
+  ASSERT_EQ(mq->handler.send_results.size(), 1u);
+  EXPECT_EQ(mq->handler.send_results[0].send_id, acked);
+  EXPECT_EQ(mq->handler.send_results[0].code, codes::ok);
+  EXPECT_TRUE(ims->handler.messages.empty());
+  std::size_t discarded = 0;
+  for (const auto& w : plex.traffic())
+    if (w.kind == wire_record::what::discarded) ++discarded;
+  EXPECT_EQ(discarded, 3u);  // x and both copies of y
 }
 
 TEST_F(pair_of_members, OrderedStreamStaysFifoWhenOneMessageIsDelayed) {
@@ -423,12 +480,16 @@ TEST(MemorySend, SafeWhenSendersRunOnOtherThreadsThanRun) {
   };
   std::thread t1(sender, mq1.get()), t2(sender, mq2.get());
   std::size_t delivered = 0;
-  while (delivered < 2 * per_sender) {
+  // Bounded: a lost message must fail the test, not hang it.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (delivered < 2 * per_sender && std::chrono::steady_clock::now() < deadline) {
     delivered += plex.run().messages;
     std::this_thread::yield();
   }
   t1.join();
   t2.join();
+  delivered += plex.run().messages;
+  EXPECT_EQ(delivered, 2u * per_sender);
   EXPECT_EQ(plex.run().messages, 0u);
   // Each sender's stream is FIFO whatever the interleaving of the two.
   std::map<std::string, int> next;

@@ -3,13 +3,20 @@
 // send results — and the heartbeat timers are items of one queue ordered by (due time, sequence
 // number): that single order makes FIFO per stream, "events in the order of the changes" and
 // determinism hold by construction.
+//
+// Every item names the member object (session) whose handler it is for and the join of that object it
+// belongs to. Whatever ends a join — leave, quiesce, failure, the object's end — takes every item of
+// that object off the queue at once, so no exit runs after the member's own IXCLEAVE or IXCQUIES
+// (spec §4.6 [C]) and nothing is left that could reach a handler its owner has since destroyed.
 
 #include <algorithm>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <random>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include "imsb/transport/memory_xcf.hpp"
@@ -23,9 +30,11 @@ using xcf::return_code;
 namespace detail {
 namespace {
 
-// What the queue holds. A message, event or send result is for one member object (session) and, unless
-// incarnation is 0, only for one join of it: a re-join must not receive what was meant for the old one.
 enum class item_kind : std::uint8_t { message, event, send_done, heartbeat_missing, heartbeat_failure };
+
+// The SEND payload before the data: target_token[8] target_name[16] stream(2) msgcntl[32] (README
+// "The xcfhub protocol"); max_message limits that payload, as the hub's --max-message does [D].
+constexpr std::size_t send_prefix_size = 8 + xcf::member_name_length + 2 + 32;
 
 // Per (source join, target join, stream): FIFO and the refused-stream rule of README "Send".
 struct stream_key {
@@ -39,10 +48,15 @@ struct stream_key {
 
 struct stream_state {
   milliseconds ordered_due{0};  // when the last ordered message is due: later ones wait behind it
-  // Refused with 12/0: every later send of the stream is refused too until one carries "resume", which
-  // the backend sets on the first send after the sender's on_send_done saw a refusal (README "Send").
+  // Refused with 12/0: every later send of the stream is refused too until one carries "resume"
+  // (README "Send").
   bool refused = false;
+  // The sender's on_send_done for the refusal has returned: its next send of the stream resumes.
   bool resume_armed = false;
+  // That on_send_done is running: only a send from the handler itself (the dispatching thread) resumes.
+  // A send from another thread meanwhile was decided before the sender heard of the refusal; letting it
+  // resume would put it ahead of the messages the handler is about to re-send. [D]
+  bool reporting = false;
   // Refusals of sends older than the last resume are stale (the sender already re-sent them): their
   // reports must not arm resume again, or a new send could overtake the re-sent ones. [D]
   std::uint64_t last_resume_id = 0;
@@ -51,14 +65,16 @@ struct stream_state {
 struct item {
   item_kind kind = item_kind::message;
   std::uint64_t session = 0;      // whose handler
-  std::uint64_t incarnation = 0;  // that session's join; 0 for link-loss notifications
+  std::uint64_t incarnation = 0;  // the join of that session it belongs to
+  // A link-loss notification (memory_faults::disconnect): it belongs to a join that has already ended,
+  // and is delivered while the object's link is down or after its reconnect, until the object leaves,
+  // quiesces, fails again or ends.
+  bool link_loss = false;
   // message
   xcf::message msg;
   std::string group;
   std::string target_name;
   std::size_t bytes = 0;  // counted against the target's buffer
-  std::uint64_t source_session = 0;
-  std::uint64_t source_incarnation = 0;
   // message (its send) and send_done
   std::uint64_t send_id = 0;
   // event
@@ -83,6 +99,9 @@ struct session {  // one member object handed out by join(): one "connection"
   xcf::member_token token{};
   bool link_up = true;
   bool hung = false;  // stop_heartbeats: its handler is not called
+  // What its handler has been told of the group, by name: the join's snapshot, then every event handed
+  // to it. A link loss reports these members failed, not the ones the handler has not heard of.
+  std::map<std::string, xcf::member_info> told;
 };
 
 struct counted_rule {
@@ -131,17 +150,32 @@ void forget_used(std::vector<counted_rule>& rules) {
       rules.end());
 }
 
-// A token that is unique in the sysplex and never all zeros (a zero token means "by name").
+// A token that is unique in the sysplex and never all zeros (a zero token means "by name"): a tag byte
+// and the join's incarnation, so a send by token finds its target without a search.
+constexpr std::uint8_t token_tag = 0xD4;  // 'M' in EBCDIC: recognisable in a dump, and never zero
+
 xcf::member_token make_token(std::uint64_t incarnation) {
   xcf::member_token t{};
-  t[0] = 0xD4;  // 'M' in EBCDIC: recognisable in a dump, and never zero
+  t[0] = token_tag;
   for (std::size_t i = 0; i < 7; ++i) t[7 - i] = static_cast<std::uint8_t>(incarnation >> (8 * i));
   return t;
 }
 
-// Set while a thread is inside run(): a run() from a handler on that thread must not dispatch (it would
-// call a second handler while the first one still runs).
-thread_local const void* t_dispatching = nullptr;
+std::uint64_t incarnation_of(const xcf::member_token& t) {
+  if (t[0] != token_tag) return 0;
+  std::uint64_t incarnation = 0;
+  for (std::size_t i = 1; i < t.size(); ++i) incarnation = incarnation << 8 | t[i];
+  return incarnation;
+}
+
+// The sysplexes this thread is dispatching, innermost last. A run() from a handler on that thread must
+// not dispatch the same sysplex (it would call a second handler while the first one still runs); it
+// may dispatch another one, whose handlers may in turn call the first one's run().
+thread_local std::vector<const void*> t_dispatching;
+
+bool dispatching_here(const void* plex) {
+  return std::find(t_dispatching.begin(), t_dispatching.end(), plex) != t_dispatching.end();
+}
 
 }  // namespace
 
@@ -150,7 +184,9 @@ struct memory_plex {
 
   const memory_sysplex_options options;
   mutable std::mutex mutex;
-  std::mutex dispatch_mutex;  // one run() at a time
+  std::mutex dispatch_mutex;          // one run() at a time
+  std::condition_variable call_done;  // a handler call ended (calling_session changed)
+  std::uint64_t calling_session = 0;  // whose handler runs now (0: none)
 
   milliseconds now{0};
   std::uint64_t next_sequence = 0;
@@ -159,9 +195,14 @@ struct memory_plex {
   std::uint64_t next_send_id = 0;
 
   std::map<std::pair<std::string, std::string>, record> records;  // (group, member)
+  std::unordered_map<std::uint64_t, record*> by_incarnation;      // into records (nodes do not move)
   std::map<std::uint64_t, session> sessions;
   std::map<std::string, std::vector<std::string>> allow_lists;
   std::map<queue_key, item> queue;
+  // Items due for a hung member, out of the queue so that dispatch does not step over them again and
+  // again; they keep their keys (and so their order) until the member's failure discards them.
+  std::map<std::uint64_t, std::map<queue_key, item>> held;  // by session
+  std::size_t held_count = 0;
   std::map<std::uint64_t, std::size_t> queued_bytes;  // per target incarnation
   std::map<stream_key, stream_state> streams;
   std::vector<wire_record> traffic;
@@ -173,9 +214,8 @@ struct memory_plex {
   // --- lookups (mutex held) ---------------------------------------------------------------------
   record* record_of(std::uint64_t incarnation) {
     if (incarnation == 0) return nullptr;
-    for (auto& [key, r] : records)
-      if (r.incarnation == incarnation) return &r;
-    return nullptr;
+    auto it = by_incarnation.find(incarnation);
+    return it == by_incarnation.end() ? nullptr : it->second;
   }
   record* active_record_of(std::uint64_t incarnation) {
     record* r = record_of(incarnation);
@@ -188,6 +228,20 @@ struct memory_plex {
   session* session_of(std::uint64_t id) {
     auto it = sessions.find(id);
     return it == sessions.end() ? nullptr : &it->second;
+  }
+
+  record& put_record(const std::string& group, const std::string& name, std::uint64_t incarnation) {
+    record& r = records[{group, name}];
+    if (r.incarnation != 0) by_incarnation.erase(r.incarnation);
+    r.incarnation = incarnation;
+    by_incarnation[incarnation] = &r;
+    return r;
+  }
+  void erase_record(std::string_view group, std::string_view name) {
+    auto it = records.find({std::string(group), std::string(name)});
+    if (it == records.end()) return;
+    by_incarnation.erase(it->second.incarnation);
+    records.erase(it);
   }
 
   std::vector<xcf::member_info> snapshot(std::string_view group, std::string_view name = {}) const {
@@ -203,11 +257,12 @@ struct memory_plex {
   }
 
   void enqueue_event(std::uint64_t session_id, std::uint64_t incarnation, xcf::event_kind kind,
-                     const xcf::member_info& about) {
+                     const xcf::member_info& about, bool link_loss = false) {
     item it;
     it.kind = item_kind::event;
     it.session = session_id;
     it.incarnation = incarnation;
+    it.link_loss = link_loss;
     it.event = {kind, about};
     enqueue(std::move(it), now);
   }
@@ -256,29 +311,44 @@ struct memory_plex {
     if (q->second == 0) queued_bytes.erase(q);
   }
 
-  // A queued message that will never be delivered: its sender learns it through on_send_done, as
-  // "target gone" is a refusal found after send() returned (member.hpp). Undelivered messages to a
-  // member that leaves or fails are discarded (spec §4.3 [C]).
+  // A queued message that will never be delivered, because its target left, quiesced or failed first.
+  // Discarded silently, as IXCLEAVE discards undelivered messages (spec §4.3 [C]) and the hub does: the
+  // sender is not told (README "Failure", "Leave") [D].
   void discard_message(const item& it) {
     release_bytes(it);
     log(wire_record::what::discarded, it.group, it.msg, it.target_name, it.msg.data.size(), it.send_id);
-    enqueue_send_done(it.source_session, it.source_incarnation, it.send_id, codes::not_active);
   }
 
-  // Everything queued for that join: its inbound messages are discarded, its exits are not scheduled
-  // any more (spec §4.6 [C]: not after the member's own IXCLEAVE/IXCQUIES).
-  void purge_inbound(std::uint64_t incarnation) {
+  // Everything queued for that member object, whatever join it belongs to: its inbound messages are
+  // discarded, its exits are not scheduled any more (spec §4.6 [C]: not after the member's own
+  // IXCLEAVE/IXCQUIES), its send results and link-loss notifications are dropped.
+  void purge_session(std::uint64_t session_id) {
     std::vector<item> discarded;
-    for (auto it = queue.begin(); it != queue.end();) {
-      if (it->second.incarnation == incarnation) {
-        if (it->second.kind == item_kind::message) discarded.push_back(std::move(it->second));
-        it = queue.erase(it);
+    auto drop = [&](item& it) {
+      if (it.kind == item_kind::message) discarded.push_back(std::move(it));
+    };
+    for (auto q = queue.begin(); q != queue.end();) {
+      if (q->second.session == session_id) {
+        drop(q->second);
+        q = queue.erase(q);
       } else {
-        ++it;
+        ++q;
       }
     }
+    if (auto h = held.find(session_id); h != held.end()) {
+      held_count -= h->second.size();
+      for (auto& [key, it] : h->second) drop(it);
+      held.erase(h);
+    }
     for (const auto& d : discarded) discard_message(d);
+  }
+
+  // A join that is over (left, quiesced, failed, replaced): nobody sends from it or to it any more.
+  void forget_join(std::uint64_t incarnation) {
     queued_bytes.erase(incarnation);
+    for (auto it = streams.begin(); it != streams.end();)
+      it = it->first.source == incarnation || it->first.target == incarnation ? streams.erase(it)
+                                                                              : std::next(it);
   }
 
   // --- membership -------------------------------------------------------------------------------
@@ -313,7 +383,7 @@ struct memory_plex {
           break;
       }
     }
-    if (code == codes::ok) {
+    if (code == codes::ok) {  // 4/8 and 4/0C win over 4/4 (spec §4.3 [C])
       bool any_active = false;
       for (const auto& [key, r] : records)
         any_active = any_active || (key.first == request.group && r.info.state == xcf::member_state::active);
@@ -323,11 +393,12 @@ struct memory_plex {
       if (session* old = session_of(previous->session);
           old != nullptr && old->incarnation == previous->incarnation)
         old->incarnation = 0;
-      queued_bytes.erase(previous->incarnation);
+      forget_join(previous->incarnation);
     }
 
     const std::uint64_t incarnation = ++next_incarnation;
-    if (session_id == 0) session_id = ++next_session;
+    const bool fresh = session_id == 0;
+    if (fresh) session_id = ++next_session;
     session& s = sessions[session_id];
     s.request = request;
     s.handler = &handler;
@@ -336,7 +407,7 @@ struct memory_plex {
     s.link_up = true;
     s.hung = false;
 
-    record& r = records[{request.group, request.member}];
+    record& r = put_record(request.group, request.member, incarnation);
     r.info.group = request.group;
     r.info.name = request.member;
     r.info.token = s.token;
@@ -345,11 +416,14 @@ struct memory_plex {
     r.info.memdata = request.memdata;
     r.info.system = options.system;
     r.lasting = request.lasting;
-    r.incarnation = incarnation;
     r.session = session_id;
 
     announce(xcf::event_kind::active, r.info, incarnation);
     members = snapshot(request.group);
+    // A new object's handler knows the group from the join's answer; a reconnecting one learns it from
+    // the events its reconnect queues.
+    if (fresh)
+      for (const auto& info : members) s.told[info.name] = info;
     return code;
   }
 
@@ -360,30 +434,29 @@ struct memory_plex {
     record* r = active_record_of(s.incarnation);
     if (r == nullptr) return;
     const std::uint64_t incarnation = r->incarnation;
-    purge_inbound(incarnation);
+    purge_session(session_id);
+    forget_join(incarnation);
     xcf::member_info about = r->info;
-    std::vector<xcf::member_info> known_active;
-    for (const auto& [key, other] : records)
-      if (key.first == about.group && other.info.state == xcf::member_state::active &&
-          other.incarnation != incarnation)
-        known_active.push_back(other.info);
     if (r->lasting) {
       r->info.state = xcf::member_state::failed;
       about.state = xcf::member_state::failed;
     } else {
-      records.erase({about.group, about.name});
+      erase_record(about.group, about.name);
       about.state = xcf::member_state::not_defined;
     }
     s.incarnation = 0;
     announce(xcf::event_kind::failed, about, incarnation);
     if (link_lost) {
       // What the TCP client tells its member when the hub is lost (README "Client backend behaviour"): it
-      // can no longer reach anyone, so every member it knew active is failed as far as it can tell.
-      for (auto info : known_active) {
-        info.state = xcf::member_state::failed;
-        enqueue_event(session_id, 0, xcf::event_kind::failed, info);
+      // can no longer reach anyone, so every member its handler knew active is failed as far as it can
+      // tell — those it was told of, not those whose events were still on the way (and are now dropped).
+      for (const auto& [name, known] : s.told) {
+        if (name == about.name || known.state != xcf::member_state::active) continue;
+        xcf::member_info gone = known;
+        gone.state = xcf::member_state::failed;
+        enqueue_event(session_id, incarnation, xcf::event_kind::failed, gone, true);
       }
-      enqueue_event(session_id, 0, xcf::event_kind::failed, about);
+      enqueue_event(session_id, incarnation, xcf::event_kind::failed, about, true);
       s.link_up = false;
     }
   }
@@ -393,6 +466,12 @@ struct memory_plex {
                          std::uint64_t send_id, return_code code) {
     log(wire_record::what::refused, s.request.group, m, to.name, size, send_id, code);
     return code;
+  }
+
+  record* find_target(const std::string& group, const xcf::target& to) {
+    if (!to.name.empty()) return find_record(group, to.name);
+    record* r = record_of(incarnation_of(to.token));
+    return r != nullptr && r->info.group == group && r->info.token == to.token ? r : nullptr;
   }
 
   return_code send(std::uint64_t session_id, const xcf::target& to, const xcf::control_area& control,
@@ -407,6 +486,10 @@ struct memory_plex {
     m.ordered = how.ordered;
     m.control = control;
 
+    // A target name must be an XCF member name as it is, unpadded (spec §4.2 [C]); refused before
+    // anything else, as the TCP client does (it never reaches the hub).
+    if (!to.name.empty() && names::check_xcf_member_name(to.name, names::xcf_rules::xcf))
+      return refuse_now(s, to, m, data.size(), send_id, codes::bad_name);
     if (!s.link_up) return refuse_now(s, to, m, data.size(), send_id, codes::link_down);
     // Every rule for this member counts this send; the oldest one that reaches its nth fires.
     std::optional<return_code> injected;
@@ -420,15 +503,11 @@ struct memory_plex {
     if (injected) return refuse_now(s, to, m, data.size(), send_id, *injected);
     record* self = active_record_of(s.incarnation);
     if (self == nullptr) return refuse_now(s, to, m, data.size(), send_id, codes::not_active);
-    if (data.size() > options.max_message) return refuse_now(s, to, m, data.size(), send_id, codes::too_big);
+    // README "Details": --max-message limits the SEND payload, the 58 bytes before the data included.
+    if (data.size() > options.max_message || options.max_message - data.size() < send_prefix_size)
+      return refuse_now(s, to, m, data.size(), send_id, codes::too_big);
 
-    record* target = nullptr;
-    if (!to.name.empty()) {
-      target = find_record(s.request.group, to.name);
-    } else {
-      for (auto& [key, r] : records)
-        if (key.first == s.request.group && r.info.token == to.token) target = &r;
-    }
+    record* target = find_target(s.request.group, to);
     if (target == nullptr || target->info.state != xcf::member_state::active)
       return refuse_now(s, to, m, data.size(), send_id, codes::not_active);  // README "Send" [D]
 
@@ -449,15 +528,18 @@ struct memory_plex {
       return codes::ok;
     };
     if (st.refused) {
-      if (!st.resume_armed) return shortage();
+      const bool resume = st.resume_armed || (st.reporting && dispatching_here(this));
+      if (!resume) return shortage();
       st.refused = false;  // this send carries "resume"
       st.resume_armed = false;
+      st.reporting = false;
       st.last_resume_id = send_id;
     }
     std::size_t& queued = queued_bytes[target_incarnation];
     if (queued + bytes > options.target_buffer) {
       st.refused = true;
       st.resume_armed = false;
+      st.reporting = false;
       if (queued == 0) queued_bytes.erase(target_incarnation);
       return shortage();
     }
@@ -489,8 +571,6 @@ struct memory_plex {
     it.group = group;
     it.target_name = target_name;
     it.bytes = bytes;
-    it.source_session = session_id;
-    it.source_incarnation = source_incarnation;
     it.send_id = send_id;
     queued += bytes;
     if (twice) {
@@ -535,20 +615,11 @@ struct memory_plex {
                    reorders.end());
   }
 
-  // Whether the item's handler may be called now; false with `dead` set when it never will be.
-  bool deliverable(const item& it, bool& dead) {
-    dead = false;
-    session* s = session_of(it.session);
-    if (s == nullptr) {
-      dead = true;
-      return false;
-    }
-    if (it.incarnation != 0 &&
-        (s->incarnation != it.incarnation || active_record_of(it.incarnation) == nullptr)) {
-      dead = true;
-      return false;
-    }
-    return !s->hung;
+  // Whether the item still belongs to its session's current join. Whatever ends a join purges the
+  // session's items, so this only catches what slipped through (a join replaced under a quiesced object).
+  bool current(const item& it, const session& s) {
+    if (it.link_loss) return true;
+    return s.incarnation == it.incarnation && active_record_of(it.incarnation) != nullptr;
   }
 
   void heartbeat_timer(const item& it) {
@@ -568,9 +639,11 @@ struct memory_plex {
   struct call {
     xcf::member_handler* handler = nullptr;
     item it;
+    bool reports_refusal = false;  // a 12/0 whose report arms resume once the handler returns
   };
 
-  // Takes the next due item; timers are handled on the way. False when nothing is due.
+  // Takes the next due item; timers are handled on the way. False when nothing is due. Each item is
+  // stepped over at most once: timers and dead items leave the queue, a hung member's go to `held`.
   bool next_call(call& out) {
     if (!reorders.empty()) apply_reorders();
     for (auto q = queue.begin(); q != queue.end();) {
@@ -583,45 +656,68 @@ struct memory_plex {
         q = queue.begin();  // the timer may have queued or removed items
         continue;
       }
-      bool dead = false;
-      if (!deliverable(it, dead)) {
-        if (!dead) {
-          ++q;  // held for a hung member
-          continue;
-        }
+      session* s = session_of(it.session);
+      if (s == nullptr || !current(it, *s)) {
         item gone = std::move(it);
         q = queue.erase(q);
-        if (gone.kind == item_kind::message) {
-          discard_message(gone);
-          q = queue.begin();
-        }
+        if (gone.kind == item_kind::message) discard_message(gone);
         continue;
       }
-      out.handler = sessions.at(it.session).handler;
+      if (s->hung) {
+        held[it.session].emplace(q->first, std::move(it));
+        ++held_count;
+        q = queue.erase(q);
+        continue;
+      }
+      out.handler = s->handler;
       out.it = std::move(it);
+      out.reports_refusal = false;
       queue.erase(q);
       if (out.it.kind == item_kind::message) {
         release_bytes(out.it);
         log(wire_record::what::delivered, out.it.group, out.it.msg, out.it.target_name,
             out.it.msg.data.size(), out.it.send_id);
+      } else if (out.it.kind == item_kind::event) {
+        s->told[out.it.event.member.name] = out.it.event.member;
       } else if (out.it.kind == item_kind::send_done && out.it.code == codes::resource_shortage) {
         auto st = streams.find(out.it.stream);
-        if (st != streams.end() && st->second.refused && out.it.send_id >= st->second.last_resume_id)
-          st->second.resume_armed = true;  // before the call: a re-send from the handler carries resume
+        if (st != streams.end() && st->second.refused && out.it.send_id >= st->second.last_resume_id) {
+          st->second.reporting = true;  // a re-send from inside the handler resumes
+          out.reports_refusal = true;
+        }
       }
       return true;
     }
     return false;
   }
 
+  // After the handler call (mutex held): the sender has now heard of the refusal, so its next send of the
+  // stream resumes, from any thread (README "Send").
+  void end_call(const call& c) {
+    if (c.reports_refusal) {
+      auto st = streams.find(c.it.stream);
+      if (st != streams.end() && st->second.reporting) {
+        st->second.reporting = false;
+        st->second.resume_armed = true;
+      }
+    }
+    calling_session = 0;
+  }
+
+  // leave() and the member's end: once they return, no call of that member's handler is running, so the
+  // handler may be destroyed. Not from the dispatching thread: the call in progress there is the caller.
+  void wait_for_calls_of(std::uint64_t session_id, std::unique_lock<std::mutex>& lock) {
+    if (dispatching_here(this)) return;
+    call_done.wait(lock, [&] { return calling_session != session_id; });
+  }
+
   delivery_counts dispatch(std::size_t limit) {
     delivery_counts counts;
-    if (t_dispatching == this) return counts;
+    if (dispatching_here(this)) return counts;
     std::lock_guard<std::mutex> one_run(dispatch_mutex);
     struct dispatching_guard {  // restored even when a handler throws
-      const void* outer;
-      explicit dispatching_guard(const void* self) : outer(t_dispatching) { t_dispatching = self; }
-      ~dispatching_guard() { t_dispatching = outer; }
+      explicit dispatching_guard(const void* self) { t_dispatching.push_back(self); }
+      ~dispatching_guard() { t_dispatching.pop_back(); }
       dispatching_guard(const dispatching_guard&) = delete;
       dispatching_guard& operator=(const dispatching_guard&) = delete;
     } guard(this);
@@ -630,7 +726,21 @@ struct memory_plex {
       {
         std::lock_guard<std::mutex> lock(mutex);
         if (!next_call(c)) break;
+        calling_session = c.it.session;
       }
+      struct call_guard {  // ends the call even when the handler throws
+        memory_plex& plex;
+        const call& c;
+        ~call_guard() {
+          {
+            std::lock_guard<std::mutex> lock(plex.mutex);
+            plex.end_call(c);
+          }
+          plex.call_done.notify_all();
+        }
+        call_guard(const call_guard&) = delete;
+        call_guard& operator=(const call_guard&) = delete;
+      } ending{*this, c};
       switch (c.it.kind) {
         case item_kind::message:
           ++counts.messages;
@@ -662,10 +772,12 @@ class memory_member final : public xcf::member {
       : plex_(std::move(plex)), session_(session_id), group_(std::move(group)), name_(std::move(name)) {}
 
   ~memory_member() override {
-    std::lock_guard<std::mutex> lock(plex_->mutex);
+    std::unique_lock<std::mutex> lock(plex_->mutex);
     // Ending without IXCLEAVE is a failure (member.hpp); a quiesced member stays quiesced (README).
     plex_->fail(session_, false);
+    plex_->purge_session(session_);  // link-loss notifications still queued, if its link was down
     plex_->sessions.erase(session_);
+    plex_->wait_for_calls_of(session_, lock);
   }
   memory_member(const memory_member&) = delete;
   memory_member& operator=(const memory_member&) = delete;
@@ -703,8 +815,10 @@ class memory_member final : public xcf::member {
     std::lock_guard<std::mutex> lock(plex_->mutex);
     record* self = nullptr;
     if (return_code refused = active_self(self); refused != codes::ok) return refused;
-    // Receives nothing more and stays quiesced until it re-joins (4/0C) or is removed (README "Quiesce").
-    plex_->purge_inbound(self->incarnation);
+    // Receives nothing more and stays quiesced until it re-joins (4/0C) or is removed (README "Quiesce");
+    // no exit of its own is scheduled after IXCQUIES (spec §4.6 [C]).
+    plex_->purge_session(session_);
+    plex_->forget_join(self->incarnation);
     self->info.state = xcf::member_state::quiesced;
     plex_->announce(xcf::event_kind::quiesced, self->info, self->incarnation);
     return codes::ok;
@@ -719,27 +833,30 @@ class memory_member final : public xcf::member {
     if (victim->info.state == xcf::member_state::active) return codes::already_active;  // IXCDELET: failed
     xcf::member_info about = victim->info;  // or quiesced only [C]
     const std::uint64_t incarnation = victim->incarnation;
-    plex_->queued_bytes.erase(incarnation);
-    plex_->records.erase({group_, std::string(member_name)});
+    plex_->forget_join(incarnation);
+    plex_->erase_record(group_, member_name);
     about.state = xcf::member_state::not_defined;
     plex_->announce(xcf::event_kind::removed, about, incarnation);
     return codes::ok;
   }
 
   return_code leave() override {
-    std::lock_guard<std::mutex> lock(plex_->mutex);
+    std::unique_lock<std::mutex> lock(plex_->mutex);
     session& s = plex_->sessions.at(session_);
     if (!s.link_up) return codes::link_down;
     record* self = plex_->record_of(s.incarnation);
     if (self == nullptr) return codes::not_active;  // IXCLEAVE 8/4 [C]
-    // Its outbound messages stay queued and are delivered; its inbound ones are discarded (spec §4.3 [C]).
+    // Its outbound messages stay queued and are delivered; its inbound ones are discarded, and no exit of
+    // its own runs any more, link-loss notifications of an earlier join included (spec §4.3, §4.6 [C]).
     const std::uint64_t incarnation = self->incarnation;
     xcf::member_info about = self->info;
-    plex_->purge_inbound(incarnation);
-    plex_->records.erase({group_, name_});
+    plex_->purge_session(session_);
+    plex_->forget_join(incarnation);
+    plex_->erase_record(group_, name_);
     s.incarnation = 0;
     about.state = xcf::member_state::not_defined;
     plex_->announce(xcf::event_kind::left, about, incarnation);
+    plex_->wait_for_calls_of(session_, lock);
     return codes::ok;
   }
 
@@ -797,7 +914,7 @@ milliseconds memory_sysplex::now() const {
 
 std::size_t memory_sysplex::pending() const {
   std::lock_guard<std::mutex> lock(plex_->mutex);
-  return plex_->queue.size();
+  return plex_->queue.size() + plex_->held_count;
 }
 
 std::vector<xcf::member_info> memory_sysplex::members(std::string_view group) const {
@@ -850,7 +967,7 @@ return_code memory_faults::disconnect(std::string_view group, std::string_view m
   detail::session* s = plex_->session_of(r->session);
   if (r->info.state != xcf::member_state::active || s == nullptr || s->incarnation != r->incarnation)
     return codes::not_active;
-  s->hung = false;
+  s->hung = false;  // what it held is purged by the failure
   plex_->fail(r->session, true);
   return codes::ok;
 }

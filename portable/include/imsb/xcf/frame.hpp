@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -164,6 +165,8 @@ class reader {
   // and next() keeps returning error.
   status next(decoded& out, decode_error& err);
   std::size_t buffered() const noexcept { return buf_.size() - pos_; }
+  // Bytes of storage the reader holds, read or not: bounded by compaction on a long stream.
+  std::size_t capacity() const noexcept { return buf_.capacity(); }
 
  private:
   std::uint32_t max_payload_;

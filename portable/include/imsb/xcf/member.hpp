@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "imsb/core/bytes.hpp"
@@ -136,8 +137,10 @@ class member_handler {
   virtual ~member_handler() = default;
   virtual void on_message(message msg) = 0;            // MSGEXIT + IXCMSGIX
   virtual void on_event(const member_event& event) = 0;  // GRPEXIT
-  // The outcome of a send() that the backend learned after send() returned: a refusal (target gone,
-  // resource shortage on the way) always, an acceptance only when send_options::ack asked for it.
+  // The outcome of a send() that the backend learned after send() returned: a refusal decided when the
+  // send was processed (target not active then, resource shortage) always, an acceptance only when
+  // send_options::ack asked for it. At most one outcome per send. Messages discarded later because the
+  // target left, quiesced or failed are discarded silently, as IXCLEAVE does (spec §4.3 [C]).
   virtual void on_send_done(std::uint64_t send_id, return_code code) {
     static_cast<void>(send_id);
     static_cast<void>(code);

@@ -31,11 +31,15 @@ struct memory_plex;  // the sysplex's state, shared with the member objects it h
 }
 
 struct memory_sysplex_options {
-  // Largest message data accepted by send(); larger → 8/10 (README "Frame", hub --max-message) [D].
+  // Largest SEND payload accepted by send(): the 58 bytes before the data (target token and name,
+  // stream, control area) plus the data; larger → 8/10 (README "Details": --max-message limits the
+  // payload, as the hub's does) [D]. The largest data is thus max_message - 58.
   std::size_t max_message = 1024 * 1024;
   // Bytes queued for one target member (data plus the 32-byte control area of each message not yet
   // delivered) before sends to it are refused with 12/0 (README "Send", hub --target-buffer) [D].
-  // Keep it at least max_message, or a message of that size is never accepted.
+  // Keep it at least max_message, or a message of that size is never accepted. After a 12/0 the
+  // stream stays refused until the sender has heard of it: a send from inside that on_send_done, or
+  // any send once it has returned, resumes the stream (README "Send").
   std::size_t target_buffer = 8 * 1024 * 1024;
   // A member that stops answering is reported status_missing after two intervals and fails after
   // three (README "Failure": three heartbeat intervals of silence) [D].
@@ -73,11 +77,13 @@ enum class reorder_mode : std::uint8_t {
 struct wire_record {
   enum class what : std::uint8_t {
     accepted,    // send() took it: queued for the target
-    refused,     // send() refused it: code says why (synchronous, or later through on_send_done)
+    refused,     // send() refused it: code says why (synchronous, or 12/0 later through on_send_done)
     dropped,     // lost on the way by a drop fault: never delivered, nobody told
     duplicated,  // a second copy queued by a duplicate fault
     delivered,   // handed to the target's on_message
-    discarded,   // thrown away because the target left, failed or quiesced first (spec §4.3 [C])
+    // Thrown away because the target left, failed or quiesced first: silently, the sender is not told,
+    // as IXCLEAVE discards undelivered messages (spec §4.3 [C]) and the hub does (README "Failure").
+    discarded,
   };
   what kind = what::accepted;
   std::chrono::milliseconds at{0};  // virtual time
@@ -118,8 +124,11 @@ class memory_faults {
                  xcf::return_code code = xcf::codes::injected_failure);
   // The member's link drops (the TCP client loses the hub; the address space's connection to XCF
   // ends): it fails — failed if it joined lasting, not-defined otherwise — the other members get
-  // `failed`, its queued inbound messages are discarded, its own handler gets `failed` for every
-  // member it knew active and then for itself, and its services answer 12/04 until reconnect().
+  // `failed`, its queued inbound messages are discarded (silently) and what else was queued for its
+  // handler is dropped, its own handler gets `failed` for every member it knew active (those the
+  // join's answer and the events handed to it so far showed active) and then for itself, and its
+  // services answer 12/04 until reconnect(). Those link-loss events are delivered while the link is
+  // down or after reconnect(), never after the member's own leave() or quiesce() (spec §4.6 [C]).
   // 8/04 when the member is not active, 8/20 when unknown.
   xcf::return_code disconnect(std::string_view group, std::string_view member);
   // The member's link comes back: it re-joins with its original join_request (a new token; 4/8 when
@@ -145,8 +154,14 @@ class memory_faults {
 // One emulated sysplex. Members that join() it are xcf::member objects that may outlive it. Safe to
 // call from several threads (one mutex); handlers run on the thread that calls run()/run_one(), one at
 // a time, never while the sysplex is locked: from a handler every service may be called (send() always;
-// the others too, which the real backends forbid, member.hpp). run() called from inside a handler does
-// nothing: the outer run() delivers what the handler caused.
+// the others too, which the real backends forbid, member.hpp). run() called from inside one of this
+// sysplex's handlers does nothing: the outer run() delivers what the handler caused; a handler may run
+// another sysplex, whose handlers may call this one's run() (which then does nothing either).
+// leave() and the member object's destructor, called on another thread while that member's handler is
+// running, wait for the call to end: once they return the handler may be destroyed. Messages to a
+// member that leaves, quiesces or fails before they are delivered are discarded silently (README
+// "Leave", "Failure"); on_send_done reports 12/0 refusals and, when asked, acceptance — one of the two
+// per send, never both.
 class memory_sysplex final : public xcf::service {
  public:
   static constexpr std::size_t default_run_limit = 1'000'000;
