@@ -1,0 +1,119 @@
+#pragma once
+// What xcfhub and the TCP client backend share (transport/README.md): "host:port" endpoints, OpenSSL
+// contexts built from PEM files, and one stream type that is either a plain TCP socket or TLS over it,
+// so that connection code is written once. Frames are encoded and decoded by imsb/xcf/frame.hpp; this
+// header only moves bytes (STYLE.md: sockets apart from codecs).
+//
+// Errors: configuration (endpoint text, certificate files) is reported through an error string, never an
+// exception, so callers decide whether that is a start-up failure (xcfhub) or a return code (client).
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/stream.hpp>
+#include <boost/system/error_code.hpp>
+
+namespace imsb::transport {
+
+// ---- Endpoints ---------------------------------------------------------------------------------------
+
+// "host:port", "[v6-address]:port" ("[::1]:0"). The host may be a name ("localhost"), an IPv4 or a
+// bracketed IPv6 address; the port is decimal 0-65535 (0 = let the system choose, for listeners).
+struct endpoint_spec {
+  std::string host;  // without brackets
+  std::uint16_t port = 0;
+  // "127.0.0.1:5099", "[::1]:5099" — the form parse_endpoint accepts.
+  std::string to_string() const;
+};
+
+// true and `out` set, or false and `error` says what is wrong ("missing port in 'x'", ...).
+bool parse_endpoint(std::string_view text, endpoint_spec& out, std::string& error);
+
+// Blocking name resolution (start-up, or the client's connect thread). An empty result sets `ec`.
+std::vector<boost::asio::ip::tcp::endpoint> resolve(boost::asio::io_context& io, const endpoint_spec& spec,
+                                                    boost::system::error_code& ec);
+
+// "127.0.0.1:40312" / "[::1]:40312".
+std::string to_string(const boost::asio::ip::tcp::endpoint& ep);
+
+// ---- TLS ---------------------------------------------------------------------------------------------
+
+// PEM files. Server: cert + key required; ca set → clients must present a certificate signed by it
+// (mutual TLS). Client: ca set → the hub's certificate is verified against it (otherwise against the
+// system's default paths); cert + key, when set, are presented to the hub.
+struct tls_files {
+  std::string cert_file;
+  std::string key_file;
+  std::string ca_file;
+  bool any() const noexcept { return !cert_file.empty() || !key_file.empty() || !ca_file.empty(); }
+};
+
+// TLS 1.2 or later. nullptr and `error` set ("cannot read certificate file 'x': <OpenSSL reason>",
+// "private key 'k' does not match certificate 'c'", ...) when a file is missing, unreadable or wrong.
+std::shared_ptr<boost::asio::ssl::context> make_server_tls_context(const tls_files& files,
+                                                                   std::string& error);
+std::shared_ptr<boost::asio::ssl::context> make_client_tls_context(const tls_files& files,
+                                                                   std::string& error);
+
+// ---- Stream --------------------------------------------------------------------------------------------
+
+using io_handler = std::function<void(const boost::system::error_code&, std::size_t)>;
+using done_handler = std::function<void(const boost::system::error_code&)>;
+
+// A connection's byte stream: plain TCP, or TLS over TCP. Not thread-safe: use it from the thread that
+// runs its io_context (one outstanding read and one outstanding write at a time, as Asio requires).
+class stream {
+ public:
+  using tcp_socket = boost::asio::ip::tcp::socket;
+  using tls_socket = boost::asio::ssl::stream<tcp_socket>;
+  enum class role { client, server };
+
+  explicit stream(tcp_socket socket);                                 // plain TCP
+  stream(tcp_socket socket, boost::asio::ssl::context& tls_context);  // TLS; the context must outlive us
+  ~stream();
+  stream(const stream&) = delete;
+  stream& operator=(const stream&) = delete;
+
+  bool is_tls() const noexcept { return tls_ != nullptr; }
+  tcp_socket& socket() noexcept;                     // the TCP layer (endpoints, options, close)
+  tls_socket* tls() noexcept { return tls_.get(); }  // nullptr for plain TCP
+  // Client side: check that the hub's certificate names `host` (DNS name or IP address) and send it
+  // as SNI. Call before async_handshake. No effect on plain TCP.
+  void set_verify_host(const std::string& host);
+
+  // TLS handshake; for plain TCP the handler is posted at once with success.
+  void async_handshake(role r, done_handler handler);
+  // Reads what is there (at least one byte), as Asio's async_read_some.
+  void async_read_some(boost::asio::mutable_buffer buffer, io_handler handler);
+  // Writes the whole buffer; the bytes must stay alive until the handler runs.
+  void async_write(boost::asio::const_buffer buffer, io_handler handler);
+
+  // Sends FIN after the last write (the peer reads what was written, then end of stream); reads may go
+  // on. For TLS no close_notify is sent (that would need the peer's answer).
+  void shutdown_send() noexcept;
+  // Cancels outstanding operations and closes the socket. Never throws; safe to call twice.
+  void close() noexcept;
+  bool is_open() const noexcept;
+
+  // The peer as "host:port", remembered at construction (still valid after close()).
+  const std::string& peer() const noexcept { return peer_; }
+
+  // Text for a failed TLS handshake or read: OpenSSL's reason, plus the certificate verification result
+  // when that is what failed ("certificate verify failed (unable to get local issuer certificate)").
+  std::string describe_error(const boost::system::error_code& ec) const;
+
+ private:
+  std::unique_ptr<tcp_socket> plain_;
+  std::unique_ptr<tls_socket> tls_;
+  std::string peer_;
+};
+
+}  // namespace imsb::transport
