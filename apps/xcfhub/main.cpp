@@ -1,9 +1,11 @@
 // xcfhub: the TCP emulator of XCF signalling (transport/README.md). All logic is in imsb_transport_hub
 // (imsb/transport/hub.hpp); this file parses options, writes the port file, handles signals and exits.
 
+#include <cerrno>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <iostream>
@@ -43,7 +45,7 @@ docs/messages.md explains them).
 const char* const exit_text = R"(
 Exit codes:
   0   the hub stopped on SIGINT/SIGTERM; status printed the listing
-  2   usage error (IMB3016E): unknown option, missing or bad value
+  2   usage error: unknown option, missing or bad value (IMB3016E), a bad --allow value (IMB3019E)
   8   the hub could not start (IMB3017E listen, IMB3018E TLS files, IMB3019E allow-list file, IMB3020E
       port file); status could not reach the hub (IMB3021E) or use its answer (IMB3022E)
   12  internal error (IMB3024S)
@@ -71,7 +73,15 @@ imsb::transport::endpoint_spec endpoint(const std::string& option, const std::st
   return spec;
 }
 
-void log_line(imsb::transport::log_level, std::string_view line) { std::cerr << line << std::endl; }
+// One write per line, the newline included (std::cerr is unbuffered: no std::endl flush on top), so
+// lines of the hub never interleave with each other.
+void log_line(imsb::transport::log_level, std::string_view line) {
+  std::string text;
+  text.reserve(line.size() + 1);
+  text.append(line);
+  text += '\n';
+  std::cerr.write(text.data(), static_cast<std::streamsize>(text.size()));
+}
 
 // Writes FILE.tmp, then renames it: a reader never sees a partial port number.
 bool write_port_file(const std::string& path, std::uint16_t port, std::string& error) {
@@ -171,9 +181,16 @@ int run_hub(const std::vector<std::string>& args) {
        "largest frame payload accepted, bytes (4096 to 134217728); larger frames: ERROR and close")  //
       ("target-buffer", po::value<std::int64_t>(),
        "bytes queued to one member and not yet written before SENDs to it are refused with 12/0 "
-       "(default 8388608, at least --max-message + 16)")  //
+       "(default 8388608, at least --max-message + 16); a connection that leaves twice this unread is "
+       "closed as a slow consumer (IMB3025W)")  //
       ("heartbeat-ms", po::value<std::int64_t>()->default_value(1000),
-       "PING interval (10 to 3600000); a connection silent for 3 intervals fails")  //
+       "PING interval (10 to 3600000); a connection that sends no whole frame for 3 intervals is closed "
+       "(a joined member fails); a TLS handshake gets 3 intervals, at least 5 s")  //
+      ("max-connections", po::value<std::int64_t>()->default_value(1024),
+       "connections open at once, joined or not (1 to 1000000); more are accepted and closed (IMB3026W)")  //
+      ("max-members", po::value<std::int64_t>()->default_value(4096),
+       "member records in all groups, failed and quiesced ones included (1 to 65536); a JOIN that needs "
+       "one more is answered 12/0")  //
       ("allow", po::value<std::vector<std::string>>()->composing(),
        "GROUP=M1,M2: the group admits only these members (others: JOIN 8/18); repeatable")  //
       ("allow-file", po::value<std::vector<std::string>>()->composing(),
@@ -197,6 +214,10 @@ int run_hub(const std::vector<std::string>& args) {
         static_cast<std::size_t>(in_range(vm, "target-buffer", 1, std::numeric_limits<std::int64_t>::max()));
   }
   options.heartbeat = std::chrono::milliseconds(in_range(vm, "heartbeat-ms", 10, 3600 * 1000));
+  options.max_connections = static_cast<std::size_t>(
+      in_range(vm, "max-connections", 1, static_cast<std::int64_t>(imsb::transport::max_max_connections)));
+  options.max_members = static_cast<std::size_t>(
+      in_range(vm, "max-members", 1, static_cast<std::int64_t>(imsb::transport::max_max_members)));
   if (!imsb::transport::parse_log_level(vm["log-level"].as<std::string>(), options.level)) {
     usage("--log-level '" + vm["log-level"].as<std::string>() + "': must be error, warning, info or debug");
   }
@@ -206,8 +227,8 @@ int run_hub(const std::vector<std::string>& args) {
   if (vm.count("allow")) {
     for (const auto& entry : vm["allow"].as<std::vector<std::string>>()) {
       if (!imsb::transport::add_allow_entry(entry, options.allow, error)) {
-        std::cerr << msg::IMB3019E << " --allow " << error << std::endl;
-        return exit_usage;
+        std::cerr << msg::IMB3019E << " --allow " << error << " (xcfhub --help)" << std::endl;
+        return exit_usage;  // a bad option value, like IMB3016E (exit codes in --help)
       }
     }
   }
@@ -220,19 +241,19 @@ int run_hub(const std::vector<std::string>& args) {
     }
   }
 
-  boost::asio::io_context io;
-  imsb::transport::hub hub(io, options);
-  try {
-    hub.start();
-  } catch (const imsb::transport::hub_start_error& e) {
-    std::cerr << e.id() << ' ' << e.what() << std::endl;
-    return e.id() == msg::IMB3016E ? exit_usage : exit_failed;
-  }
-  if (vm.count("port-file") && !write_port_file(vm["port-file"].as<std::string>(), hub.port(), error)) {
-    std::cerr << msg::IMB3020E << ' ' << error << std::endl;
-    hub.stop();
+  // A port file left by an earlier run must not be taken for this one's: gone before we listen, so a
+  // script that waits for it sees only ours.
+  const std::string port_file = vm.count("port-file") ? vm["port-file"].as<std::string>() : std::string();
+  if (!port_file.empty() && std::remove(port_file.c_str()) != 0 && errno != ENOENT) {
+    std::cerr << msg::IMB3020E << " cannot remove the old port file '" << port_file
+              << "': " << std::strerror(errno) << std::endl;
     return exit_failed;
   }
+
+  boost::asio::io_context io;
+  imsb::transport::hub hub(io, options);
+  // Armed before the hub listens: a SIGTERM that comes as soon as the port file is there (or even
+  // earlier) is handled by the io_context and stops the hub with exit 0, never kills it.
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code& ec, int signal) {
     if (ec) return;
@@ -240,7 +261,20 @@ int run_hub(const std::vector<std::string>& args) {
               << std::endl;
     hub.stop();
   });
+  try {
+    hub.start();
+  } catch (const imsb::transport::hub_start_error& e) {
+    std::cerr << e.id() << ' ' << e.what() << std::endl;
+    return e.id() == msg::IMB3016E ? exit_usage : exit_failed;
+  }
+  if (!port_file.empty() && !write_port_file(port_file, hub.port(), error)) {
+    std::cerr << msg::IMB3020E << ' ' << error << std::endl;
+    hub.stop();
+    return exit_failed;
+  }
   io.run();
+  // A clean stop leaves no port file that names a port nobody listens on.
+  if (!port_file.empty()) std::remove(port_file.c_str());
   return exit_ok;
 }
 

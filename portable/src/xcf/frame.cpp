@@ -709,34 +709,40 @@ void reader::feed(bytes_view in) {
 }
 
 reader::status reader::next(decoded& out, decode_error& err) {
+  header h;
+  bytes_view p;
+  const status st = next_raw(h, p, err);
+  if (st != status::frame) return st;
+  auto body = decode_body(h.type, p);
+  if (!body) return lose_framing(body.error(), err);
+  out.head = h;
+  out.body = std::move(*body);
+  return status::frame;
+}
+
+reader::status reader::next_raw(header& head, bytes_view& payload_bytes, decode_error& err) {
   if (failed_) {
     err = *failed_;
     return status::error;
   }
   const bytes_view pending = bytes_view(buf_).sub(pos_);
-  std::optional<decode_error> e;
   if (pending.size() < header_size) {
     // A peer that is not speaking XCFE at all is refused from its first bytes.
-    e = check_magic(pending);
+    auto e = check_magic(pending);
     if (!e) return status::need_more;
-  } else {
-    // The header is judged as soon as it is whole: a huge length is refused before its payload comes.
-    auto h = decode_header(pending, max_payload_);
-    if (!h) {
-      e = h.error();
-    } else if (pending.size() - header_size < h->length) {
-      return status::need_more;
-    } else {
-      auto body = decode_body(h->type, pending.sub(header_size, h->length));
-      if (body) {
-        out.head = *h;
-        out.body = std::move(*body);
-        pos_ += header_size + h->length;
-        return status::frame;
-      }
-      e = body.error();
-    }
+    return lose_framing(std::move(*e), err);
   }
+  // The header is judged as soon as it is whole: a huge length is refused before its payload comes.
+  auto h = decode_header(pending, max_payload_);
+  if (!h) return lose_framing(h.error(), err);
+  if (pending.size() - header_size < h->length) return status::need_more;
+  head = *h;
+  payload_bytes = pending.sub(header_size, h->length);
+  pos_ += header_size + h->length;
+  return status::frame;
+}
+
+reader::status reader::lose_framing(decode_error e, decode_error& err) {
   failed_ = std::move(e);
   err = *failed_;
   buf_.clear();

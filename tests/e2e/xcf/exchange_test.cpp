@@ -36,6 +36,7 @@ TEST(XcfExchange, HundredThousandMessagesBothWaysInOrderAcrossRefusals) {
   auto b = service_b.join(join_as("IMSBGRP", "BRAVO"), exchange.handler(1));
   ASSERT_TRUE(b.code.ok()) << xcf::describe(b.code);
 
+  const exchange_stopper stopper(exchange);  // before a and b go, whatever happens
   const auto started = steady::now();
   exchange.start(*a.joined, *b.joined);
   const bool done = exchange.wait(milliseconds(55000));

@@ -1,6 +1,7 @@
 // Bytes that are not the protocol, from raw sockets: an oversized frame and 1,000 garbage frames, each
-// on a fresh connection, get an ERROR frame and a close (transport/README.md "Connections" [D]) — while
-// two real members keep exchanging messages, none lost or reordered, and the hub keeps answering.
+// on a fresh connection, get an ERROR frame (a JOIN with a bad name: JOIN_RSP 8/14) and a close
+// (transport/README.md "Connections", "Join" [D]) — while two real members keep exchanging messages,
+// none lost or reordered, neither seeing a failure, and the hub keeps answering.
 
 #include <gtest/gtest.h>
 
@@ -113,7 +114,8 @@ bytes header_bytes(std::uint8_t type, std::uint16_t flags, std::uint32_t length,
   return b;
 }
 
-// Sends `junk` on a fresh connection; the hub must answer ERROR and close. Empty when it did; else why not.
+// Sends `junk` on a fresh connection; the hub must refuse it (ERROR, or JOIN_RSP 8/14 for a JOIN with a
+// bad name) and close once we stop sending. Empty when it did; else why not.
 std::string expect_refused(std::uint16_t port, const bytes& junk, std::optional<xcf::return_code> code = {}) {
   raw_socket s(port);
   s.write_all(junk);  // the hub may close before all of it is read
@@ -127,6 +129,13 @@ std::string expect_refused(std::uint16_t port, const bytes& junk, std::optional<
   do {  // the hub PINGs every connection each heartbeat: one may come first
     if (reader.next(f, err) != frame::reader::status::frame) return "no whole frame before the close";
   } while (f.head.type == frame::frame_type::ping);
+  // A whole JOIN whose names break the XCF rules is a refusal, not a broken protocol: JOIN_RSP 8/14,
+  // and the connection may go on (README "Join" [D]).
+  if (f.head.type == frame::frame_type::join_rsp) {
+    const auto& rsp = std::get<frame::join_rsp_payload>(f.body);
+    if (rsp.code == xcf::codes::bad_name) return {};
+    return "JOIN_RSP with " + xcf::describe(rsp.code);
+  }
   if (f.head.type != frame::frame_type::error)
     return "answered " + std::string(frame::to_string(f.head.type));
   const auto& e = std::get<frame::error_payload>(f.body);
@@ -233,6 +242,9 @@ TEST(XcfHostileInput, OversizedAndGarbageFramesAreRefusedWhileMembersCarryOn) {
   ASSERT_TRUE(a.code.ok());
   auto b = service.join(join_as("IMSBGRP", "STEADY2"), exchange.handler(1));
   ASSERT_TRUE(b.code.ok());
+  // The exchange outlives a and b (declared first): a failed ASSERT below must stop its threads before
+  // a and b go.
+  const exchange_stopper stopper(exchange);
   exchange.start(*a.joined, *b.joined);
 
   // A header whose length is over --max-message: refused at the header (8/10), payload never read.
@@ -269,6 +281,7 @@ TEST(XcfHostileInput, OversizedAndGarbageFramesAreRefusedWhileMembersCarryOn) {
   std::mt19937_64 rng(20240917);
   int refused = 0;
   std::string first_problem;
+  const std::uint64_t before[2] = {exchange.stats(0).delivered, exchange.stats(1).delivered};
   const auto started = steady::now();
   for (int i = 0; i < 1000; ++i) {
     const bytes junk = make_garbage(rng);
@@ -280,8 +293,15 @@ TEST(XcfHostileInput, OversizedAndGarbageFramesAreRefusedWhileMembersCarryOn) {
     }
   }
   const auto garbage_ms = std::chrono::duration_cast<milliseconds>(steady::now() - started).count();
+  const std::uint64_t after[2] = {exchange.stats(0).delivered, exchange.stats(1).delivered};
   EXPECT_EQ(refused, 1000) << first_problem;
   std::cout << "[ timing   ] 1000 garbage connections in " << garbage_ms << " ms\n";
+  // The members made progress during the attack, not only before or after it.
+  for (int lane = 0; lane < 2; ++lane) {
+    EXPECT_GT(after[lane], before[lane]) << "lane " << lane << " stood still during the attack";
+    std::cout << "[ stats    ] lane " << lane << ": " << after[lane] - before[lane]
+              << " delivered in order during the attack\n";
+  }
 
   // The hub still answers: PING on a raw connection, and a status query.
   {
@@ -306,8 +326,15 @@ TEST(XcfHostileInput, OversizedAndGarbageFramesAreRefusedWhileMembersCarryOn) {
   for (int lane = 0; lane < 2; ++lane) {
     const auto st = exchange.stats(lane);
     EXPECT_GT(st.delivered, 100u) << "lane " << lane << " hardly ran";
-    std::cout << "[ stats    ] lane " << lane << ": " << st.delivered
-              << " delivered in order during the attack\n";
+    EXPECT_EQ(st.unanswered, 0u) << "lane " << lane;
+  }
+  // Neither member saw the other (or itself) fail or leave: the attack touched only its own connections.
+  for (int side = 0; side < 2; ++side) {
+    for (const auto& e : exchange.events(side)) {
+      EXPECT_NE(e.kind, xcf::event_kind::failed) << "side " << side << ": " << e.member.name;
+      EXPECT_NE(e.kind, xcf::event_kind::left) << "side " << side << ": " << e.member.name;
+      EXPECT_NE(e.kind, xcf::event_kind::status_missing) << "side " << side << ": " << e.member.name;
+    }
   }
   EXPECT_EQ(a.joined->leave(), xcf::codes::ok);
   EXPECT_EQ(b.joined->leave(), xcf::codes::ok);

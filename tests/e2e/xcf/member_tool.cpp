@@ -10,22 +10,69 @@
 
 #include <signal.h>
 
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
 #include <iostream>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "imsb/transport/tcp_xcf.hpp"
 
 namespace {
 
-std::mutex out_mu;
+// Standard output from a thread of its own: the handlers run on the backend's I/O thread, which must
+// go on answering the hub's PINGs even when nobody reads our output pipe (a full pipe blocks the
+// write). Lines wait here meanwhile, in order; the test tools print few enough for memory.
+class line_writer {
+ public:
+  line_writer() : thread_([this] { run(); }) {}
+  ~line_writer() {  // writes what is queued, then ends
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ending_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+  line_writer(const line_writer&) = delete;
+  line_writer& operator=(const line_writer&) = delete;
 
-void say(const std::string& line) {
-  std::lock_guard<std::mutex> lock(out_mu);
-  std::cout << line << std::endl;
-}
+  void say(std::string line) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      lines_.push_back(std::move(line));
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  void run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [this] { return ending_ || !lines_.empty(); });
+      if (lines_.empty()) return;  // ending, and all written
+      std::deque<std::string> batch;
+      batch.swap(lines_);
+      lock.unlock();
+      for (const auto& l : batch) std::cout << l << '\n';
+      std::cout.flush();
+      lock.lock();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::string> lines_;
+  bool ending_ = false;
+  std::thread thread_;  // last: it starts in the constructor and uses the members above
+};
+
+line_writer* out = nullptr;  // set for main's lifetime
+
+void say(const std::string& line) { out->say(line); }
 
 std::string code_text(imsb::xcf::return_code c) { return std::to_string(c.rc) + " " + std::to_string(c.rsn); }
 
@@ -90,6 +137,8 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   options.log = [](const std::string& line) { std::cerr << line << std::endl; };
+  line_writer writer;  // before the service: its threads may still say something until they end
+  out = &writer;
   try {
     imsb::transport::tcp_service service(options);
     echo_handler handler;

@@ -17,8 +17,10 @@ transport::tcp_service_options tls_client(const hub_process& hub, std::string ca
   return o;
 }
 
-// A join that must not succeed, however the refusal shows (handshake failure, alert after it, close).
-void expect_refused(transport::tcp_service_options options, const std::string& member, const char* why) {
+// A join that must not succeed, however the refusal shows (handshake failure, alert after it, close);
+// the IMB3050E line must give `reason` (OpenSSL's words), so that people can tell the cases apart.
+void expect_refused(transport::tcp_service_options options, const std::string& member, const char* why,
+                    const std::vector<std::string>& reasons) {
   std::vector<std::string> log;
   options.log = [&log](const std::string& line) { log.push_back(line); };
   transport::tcp_service service(options);
@@ -32,6 +34,7 @@ void expect_refused(transport::tcp_service_options options, const std::string& m
   EXPECT_LT(took, 7000) << why << ": the refusal took " << took << " ms";
   ASSERT_FALSE(log.empty()) << why << ": nothing logged";
   EXPECT_NE(log.front().find("IMB3050E"), std::string::npos) << log.front();
+  for (const auto& reason : reasons) EXPECT_NE(log.front().find(reason), std::string::npos) << log.front();
   std::cout << "[ refused  ] " << why << ": " << log.front() << "\n";
 }
 
@@ -64,14 +67,16 @@ TEST(XcfTls, MutualTlsAdmitsTheRightCertificatesOnly) {
 
   // The client trusts another CA: it does not accept the hub's certificate.
   expect_refused(tls_client(hub, certs.ca_b, certs.client_cert, certs.client_key), "EVEA",
-                 "client trusting a different CA");
-  // No client certificate: the hub (with --tls-ca) refuses the handshake.
-  expect_refused(tls_client(hub, certs.ca_a), "EVEB", "client without a certificate");
-  // A certificate from a CA the hub does not trust.
+                 "client trusting a different CA", {"certificate verify failed", "self-signed certificate"});
+  // No client certificate: the hub (with --tls-ca) refuses the handshake (TLS 1.3's alert).
+  expect_refused(tls_client(hub, certs.ca_a), "EVEB", "client without a certificate",
+                 {"certificate required"});
+  // A certificate from a CA the hub does not trust: the hub's alert says so.
   expect_refused(tls_client(hub, certs.ca_a, certs.rogue_cert, certs.rogue_key), "EVEC",
-                 "client certificate from another CA");
+                 "client certificate from another CA", {"unknown ca"});
   // Plain TCP to a TLS hub.
-  expect_refused(client_options(hub.endpoint()), "EVED", "plain TCP client");
+  expect_refused(client_options(hub.endpoint()), "EVED", "plain TCP client",
+                 {"the hub closed the connection"});
 
   // None of them ever joined; the good members are untouched.
   std::vector<xcf::member_info> members;
@@ -82,6 +87,34 @@ TEST(XcfTls, MutualTlsAdmitsTheRightCertificatesOnly) {
   for (const auto& e : events_a.events()) EXPECT_EQ(e.event.member.name, "TLSB");
   EXPECT_EQ(a.joined->leave(), xcf::codes::ok);
   EXPECT_EQ(b.joined->leave(), xcf::codes::ok);
+}
+
+// The hub's certificate is signed by the trusted CA but names another host: refused, by address and by
+// name, and the log says it is the name (RFC 6125: the SAN counts, not the CN, which names us here).
+TEST(XcfTls, HubCertificateForAnotherHostIsRefused) {
+  temp_dir dir;
+  const test_certs certs = make_test_certs(dir);
+  hub_process elsewhere(
+      dir, {"--heartbeat-ms", "1000", "--tls-cert", certs.elsewhere_cert, "--tls-key", certs.elsewhere_key});
+  expect_refused(tls_client(elsewhere, certs.ca_a), "BYADDR", "hub certificate for another address",
+                 {"certificate verify failed", "IP address mismatch"});
+  auto by_name = tls_client(elsewhere, certs.ca_a);
+  by_name.endpoint = "localhost:" + std::to_string(elsewhere.port());
+  expect_refused(by_name, "BYNAME", "hub certificate for another host name",
+                 {"certificate verify failed", "hostname mismatch"});
+
+  // The same CA with the right names: accepted by address and by name.
+  hub_process right(dir,
+                    {"--heartbeat-ms", "1000", "--tls-cert", certs.hub_cert, "--tls-key", certs.hub_key});
+  for (const std::string host : {"127.0.0.1", "localhost"}) {
+    auto options = tls_client(right, certs.ca_a);
+    options.endpoint = host + ":" + std::to_string(right.port());
+    transport::tcp_service service(options);
+    recorder events;
+    auto joined = service.join(join_as("IMSBGRP", "RIGHT"), events);
+    ASSERT_TRUE(joined.code.ok()) << host << ": " << xcf::describe(joined.code);
+    EXPECT_EQ(joined.joined->leave(), xcf::codes::ok);
+  }
 }
 
 // Configuration mistakes are found when the service is made, not at the first join.

@@ -298,8 +298,10 @@ class duplex_exchange {
 
   void start(xcf::member& a, xcf::member& b) {
     lanes_[0].from = &a;
+    lanes_[0].from_name = a.name();
     lanes_[0].to = b.name();
     lanes_[1].from = &b;
+    lanes_[1].from_name = b.name();
     lanes_[1].to = a.name();
     for (int i = 0; i < 2; ++i) threads_.emplace_back([this, i] { send_loop(lanes_[i]); });
   }
@@ -310,7 +312,8 @@ class duplex_exchange {
       l.limit = l.high;
     }
   }
-  // Until every lane delivered all, or an error, or the timeout. true: all delivered.
+  // Until every lane delivered all and every send got its answer (the last acks may come after the
+  // last delivery on a loaded machine), or an error, or the timeout. true: all delivered and answered.
   bool wait(milliseconds timeout) {
     const auto until = steady::now() + timeout;
     while (steady::now() < until) {
@@ -329,6 +332,11 @@ class duplex_exchange {
     std::lock_guard<std::mutex> lock(error_mu_);
     return error_;
   }
+  // The group events side 0 (A) or 1 (B) saw.
+  std::vector<xcf::member_event> events(int side) {
+    std::lock_guard<std::mutex> lock(events_mu_);
+    return events_[side];
+  }
   lane_stats stats(int index) {  // 0: A to B, 1: B to A
     std::lock_guard<std::mutex> lock(lanes_[index].mu);
     lane_stats s = lanes_[index].st;
@@ -341,6 +349,7 @@ class duplex_exchange {
   struct lane {
     std::uint64_t salt = 0;
     xcf::member* from = nullptr;
+    std::string from_name;  // what the receiver must see as the source
     std::string to;
     std::mutex mu;  // sender state below
     std::condition_variable answered;
@@ -362,6 +371,13 @@ class duplex_exchange {
       lane& in = x_.lanes_[1 - side_];
       const std::uint64_t expected = in.delivered.load();
       const std::uint64_t seq = control_seq(msg.control);
+      if (msg.source_name != in.from_name || msg.stream != stream || !msg.ordered) {
+        x_.fail("lane " + std::to_string(1 - side_) + ": message " + std::to_string(seq) + " from '" +
+                msg.source_name + "' on stream " + std::to_string(msg.stream) +
+                (msg.ordered ? "" : " (unordered)") + ", expected '" + in.from_name + "' on stream " +
+                std::to_string(stream) + " (ordered)");
+        return;
+      }
       if (seq != expected) {
         x_.fail("lane " + std::to_string(1 - side_) + ": got message " + std::to_string(seq) + ", expected " +
                 std::to_string(expected));
@@ -376,7 +392,10 @@ class duplex_exchange {
         std::this_thread::sleep_for(x_.settings_.stall_time);
       }
     }
-    void on_event(const xcf::member_event&) override {}
+    void on_event(const xcf::member_event& event) override {
+      std::lock_guard<std::mutex> lock(x_.events_mu_);
+      x_.events_[side_].push_back(event);
+    }
     void on_send_done(std::uint64_t id, xcf::return_code code) override {
       lane& out = x_.lanes_[side_];
       if (code != xcf::codes::resource_shortage && code != xcf::codes::ok) {
@@ -421,6 +440,7 @@ class duplex_exchange {
     for (auto& l : lanes_) {
       std::lock_guard<std::mutex> lock(l.mu);
       if (l.limit == std::numeric_limits<std::uint64_t>::max() || l.delivered.load() < l.limit) return false;
+      if (!l.sent.empty()) return false;
     }
     return true;
   }
@@ -430,9 +450,11 @@ class duplex_exchange {
     if (error_.empty()) error_ = what;
   }
 
+  static constexpr std::uint16_t stream = 7;  // every message goes on it, ordered
+
   void send_loop(lane& l) {
     xcf::send_options options;
-    options.stream = 7;
+    options.stream = stream;
     options.ack = true;
     while (!stopping_ && error().empty()) {
       std::uint64_t seq = 0;
@@ -489,17 +511,35 @@ class duplex_exchange {
   side_handler handlers_[2] = {side_handler(*this, 0), side_handler(*this, 1)};
   std::vector<std::thread> threads_;
   std::atomic<bool> stopping_{false};
+  std::mutex events_mu_;
+  std::vector<xcf::member_event> events_[2];
   mutable std::mutex error_mu_;
   std::string error_;
 };
 
+// Stops an exchange's sending threads when it goes out of scope. Declared after the members the
+// exchange sends through, so that an early return (a failed ASSERT) stops the threads before the
+// members are destroyed.
+class exchange_stopper {
+ public:
+  explicit exchange_stopper(duplex_exchange& x) : x_(x) {}
+  ~exchange_stopper() { x_.stop(); }
+  exchange_stopper(const exchange_stopper&) = delete;
+  exchange_stopper& operator=(const exchange_stopper&) = delete;
+
+ private:
+  duplex_exchange& x_;
+};
+
 // ---- Certificates ------------------------------------------------------------------------------------
 
-// PEM files made with the openssl command: CA "a" signs the hub (SAN IP:127.0.0.1) and client IMS1;
-// CA "b" (not trusted by the hub) signs client ROGUE.
+// PEM files made with the openssl command: CA "a" signs the hub (SAN IP:127.0.0.1, DNS:localhost),
+// client IMS1, and a hub certificate for another host (SAN DNS:xcfhub.invalid, IP:192.0.2.1); CA "b"
+// (not trusted by the hub) signs client ROGUE.
 struct test_certs {
   std::string ca_a, hub_cert, hub_key, client_cert, client_key;
   std::string ca_b, rogue_cert, rogue_key;
+  std::string elsewhere_cert, elsewhere_key;
 };
 
 // Runs openssl with its chatter in `log`; throws when it fails.
@@ -553,8 +593,13 @@ inline test_certs make_test_certs(const temp_dir& dir) {
             "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=clientAuth\n", 2);
   make_leaf("rogue", "ca-b", "ROGUE",
             "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=clientAuth\n", 3);
-  return {f("ca-a.pem"),   f("hub.pem"),  f("hub.key"),   f("client.pem"),
-          f("client.key"), f("ca-b.pem"), f("rogue.pem"), f("rogue.key")};
+  // The CN names our host on purpose: only the SAN counts (RFC 6125), and it names another.
+  make_leaf("elsewhere", "ca-a", "127.0.0.1",
+            "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n"
+            "subjectAltName=DNS:xcfhub.invalid,IP:192.0.2.1\n",
+            4);
+  return {f("ca-a.pem"), f("hub.pem"),   f("hub.key"),   f("client.pem"),    f("client.key"),
+          f("ca-b.pem"), f("rogue.pem"), f("rogue.key"), f("elsewhere.pem"), f("elsewhere.key")};
 }
 
 }  // namespace imsb::test

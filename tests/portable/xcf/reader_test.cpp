@@ -227,6 +227,84 @@ TEST(XcfReader, ABadPayloadIsAnErrorOnceItIsWhole) {
   EXPECT_EQ(err.offset, 16u);
 }
 
+// next_raw: framing and the header stay the reader's job, the payload is the caller's, so a payload that
+// does not decode costs only its own frame (the hub answers JOIN 8/14 and reads on, README "Join" [D]).
+TEST(XcfReader, RawFramesLeaveAPayloadErrorToItsFrame) {
+  const bytes join = imsb::test::read_hex_vector("xcf/join.hex");
+  const bytes send = imsb::test::read_hex_vector("xcf/send.hex");
+  bytes bad = join;
+  bad[header_size] = 0x81;  // group name starts with EBCDIC 'a': lowercase breaks spec §4.2 [C]
+  reader r;
+  r.feed(join);
+  r.feed(bad);
+  r.feed(bytes_view(send).sub(0, send.size() - 1));
+  header h;
+  bytes_view p;
+  decode_error err;
+  ASSERT_EQ(r.next_raw(h, p, err), reader::status::frame);
+  EXPECT_EQ(h.type, frame_type::join);
+  EXPECT_TRUE(decode_payload(h, p).ok());
+
+  ASSERT_EQ(r.next_raw(h, p, err), reader::status::frame);
+  EXPECT_EQ(h.type, frame_type::join);
+  EXPECT_EQ(h.length, join.size() - header_size);
+  ASSERT_EQ(p.size(), h.length);
+  EXPECT_TRUE(std::equal(p.begin(), p.end(), bad.begin() + header_size));
+  const auto body = decode_payload(h, p);
+  ASSERT_FALSE(body.ok());
+  EXPECT_EQ(body.error().code, std::make_error_code(std::errc::invalid_argument));
+  EXPECT_EQ(body.error().field, "XCFE.JOIN.group");
+
+  EXPECT_EQ(r.next_raw(h, p, err), reader::status::need_more);  // the SEND is not whole yet
+  r.feed(bytes_view(send).sub(send.size() - 1));
+  decoded d;
+  ASSERT_EQ(r.next(d, err), reader::status::frame);  // next() goes on where next_raw() stopped
+  EXPECT_EQ(d.head.type, frame_type::send);
+  EXPECT_EQ(std::get<send_payload>(d.body).target_name, "IMS1");
+  EXPECT_EQ(r.next_raw(h, p, err), reader::status::need_more);
+  EXPECT_EQ(r.buffered(), 0u);
+}
+
+TEST(XcfReader, RawFramesStillLoseFramingOnABadHeader) {
+  bytes wire = imsb::test::read_hex_vector("xcf/join.hex");
+  bytes bad = wire;
+  bad[7] = 0x80;  // reserved flag bit
+  reader r;
+  r.feed(bad);
+  r.feed(wire);
+  header h;
+  bytes_view p;
+  decode_error err;
+  ASSERT_EQ(r.next_raw(h, p, err), reader::status::error);
+  EXPECT_EQ(err.field, "XCFE.header.flags");
+  decoded d;
+  decode_error again;
+  EXPECT_EQ(r.next(d, again), reader::status::error);
+  EXPECT_EQ(again.field, "XCFE.header.flags");
+  EXPECT_EQ(r.next_raw(h, p, again), reader::status::error);
+  EXPECT_EQ(r.buffered(), 0u);
+
+  reader stranger;
+  stranger.feed(bytes_view::of("GET"));
+  EXPECT_EQ(stranger.next_raw(h, p, err), reader::status::error);
+  EXPECT_EQ(err.field, "XCFE.header.magic");
+}
+
+// A payload that does not decode is fatal for next() (the client backend trusts the hub), as before.
+TEST(XcfReader, NextStillLosesFramingOnABadPayload) {
+  bytes bad = imsb::test::read_hex_vector("xcf/join.hex");
+  bad[header_size] = 0x81;
+  reader r;
+  r.feed(bad);
+  r.feed(imsb::test::read_hex_vector("xcf/join.hex"));
+  decoded d;
+  decode_error err;
+  ASSERT_EQ(r.next(d, err), reader::status::error);
+  EXPECT_EQ(err.code, std::make_error_code(std::errc::invalid_argument));
+  EXPECT_EQ(r.next(d, err), reader::status::error);
+  EXPECT_EQ(r.buffered(), 0u);
+}
+
 // --- Property: random input never crashes, and whatever decodes encodes back ------------------
 
 void check_any(bytes_view input) {

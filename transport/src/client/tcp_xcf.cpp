@@ -13,11 +13,14 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <thread>
 #include <tuple>
 #include <utility>
 
+#include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/address.hpp>
@@ -42,6 +45,18 @@ namespace {
 constexpr std::size_t message_prefix_size = 58;
 // Above this many remembered send runs a PING fences them (see member_link::runs_).
 constexpr std::size_t fence_threshold = 256;
+// The largest answer a hub sends: a JOIN_RSP (28 bytes + member_info × n) listing 65536 members, the
+// most xcfhub holds (--max-members, imsb/transport/hub.hpp max_max_members) [D]. Listings are the only
+// frames allowed over the hub's maximum payload, so this bounds the reader before and after the join.
+constexpr std::uint32_t largest_listing = 28 + 81 * 65536;
+// A reader that holds more than this once all its bytes are used is replaced by an empty one: one large
+// message must not pin its storage for the connection's life.
+constexpr std::size_t reader_keep_capacity = 256 * 1024;
+// README "Client backend behaviour" [D]: the back-off starts again from its initial delay only after a
+// re-joined link stayed up this long, so that a hub that takes the JOIN and drops us is not hammered.
+constexpr milliseconds backoff_reset_after{2000};
+// Stream states are swept (README "Send") when their number doubles, at least at this many.
+constexpr std::size_t min_stream_sweep = 64;
 
 std::string ms_text(milliseconds ms) { return std::to_string(ms.count()) + " ms"; }
 
@@ -120,8 +135,13 @@ struct connection {
   std::unique_ptr<stream> s;
   bytes writing;  // the bytes of the write in flight
   std::vector<std::uint8_t> read_buffer = std::vector<std::uint8_t>(64 * 1024);
-  frame::reader reader{frame::hard_max_payload};  // the hub is trusted with its own maximum
-  bool joined = false;                            // JOIN_RSP ok on this connection
+  // Before JOIN_RSP only a listing may come; after it the hub's maximum (or a listing) is the limit.
+  // A new limit takes effect when the reader is next idle (it cannot change under buffered bytes).
+  std::uint32_t reader_limit = largest_listing;
+  std::uint32_t reader_applied_limit = largest_listing;
+  frame::reader reader{largest_listing};
+  std::uint32_t max_payload = largest_listing;  // a DELIVER: the hub's maximum, once joined
+  bool joined = false;                          // JOIN_RSP ok on this connection
 
   void close() noexcept {
     error_code ec;
@@ -151,6 +171,16 @@ void async_open(const std::shared_ptr<const client_config>& cfg, const std::shar
           if (cfg->tls) {
             conn->s = std::make_unique<stream>(std::move(conn->socket), *cfg->tls);
             conn->s->set_verify_host(cfg->endpoint.host);
+            // OpenSSL checks the name too, so that a refusal says why ("Hostname mismatch", "IP
+            // address mismatch") rather than an unspecified verification error.
+            X509_VERIFY_PARAM* param = SSL_get0_param(conn->s->tls()->native_handle());
+            error_code aec;
+            asio::ip::make_address(cfg->endpoint.host, aec);
+            if (!aec) {
+              X509_VERIFY_PARAM_set1_ip_asc(param, cfg->endpoint.host.c_str());
+            } else {
+              X509_VERIFY_PARAM_set1_host(param, cfg->endpoint.host.c_str(), cfg->endpoint.host.size());
+            }
           } else {
             conn->s = std::make_unique<stream>(std::move(conn->socket));
           }
@@ -205,6 +235,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
         heartbeat_timer_(io),
         rejoin_timer_(io),
         backoff_(cfg_->options.reconnect_initial),
+        jitter_(std::random_device{}()),
         request_(std::move(request)) {}
 
   // The first join: connects and sends JOIN; the future gets the JOIN_RSP (or link_down).
@@ -226,18 +257,50 @@ class member_link : public std::enable_shared_from_this<member_link> {
       do_close();
       return;
     }
-    std::promise<void> done;
-    auto closed = done.get_future();
-    asio::post(io_, [self = shared_from_this(), &done] {
+    // Shared with the posted call: the caller's frame may be gone by the time set_value returns, and
+    // a call that never runs (the io_context destroyed) breaks the promise instead of hanging us.
+    auto done = std::make_shared<std::promise<void>>();
+    auto closed = done->get_future();
+    asio::post(io_, [self = shared_from_this(), done] {
       self->do_close();
-      done.set_value();
+      done->set_value();
     });
     closed.wait();
+  }
+
+  // The same without waiting for the I/O thread (join() gave up on it, README): no handler call starts
+  // after this returns; the connection is closed when the thread gets to it.
+  void close_soon() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      phase_ = phase::closed;
+    }
+    asio::post(io_, [self = shared_from_this()] { self->do_close(); });
   }
 
   xcf::member_token token() const {
     std::lock_guard<std::mutex> lock(mu_);
     return token_;
+  }
+
+  std::optional<tcp_member_stats> stats() {
+    if (on_io_thread()) return std::nullopt;
+    auto promise = std::make_shared<std::promise<tcp_member_stats>>();
+    auto answer = promise->get_future();
+    asio::post(io_, [self = shared_from_this(), promise] {
+      tcp_member_stats st;
+      if (self->conn_) {
+        st.reader_capacity = self->conn_->reader.capacity();
+        st.reader_limit = self->conn_->reader_applied_limit;
+      }
+      std::lock_guard<std::mutex> lock(self->mu_);
+      st.linked = self->phase_ == phase::up;
+      st.stream_states = self->streams_.size();
+      st.send_runs = self->runs_.size();
+      promise->set_value(st);
+    });
+    if (answer.wait_for(std::chrono::seconds(1)) != std::future_status::ready) return std::nullopt;
+    return answer.get();
   }
 
   xcf::return_code send(const xcf::target& to, const xcf::control_area& control, bytes_view data,
@@ -254,14 +317,13 @@ class member_link : public std::enable_shared_from_this<member_link> {
     if (queued != 0 && queued + frame::header_size + payload_size > cfg_->options.outbound_limit) {
       return xcf::codes::resource_shortage;
     }
-    const std::size_t key = stream_key_locked(to, options.stream);
-    stream_state& st = streams_[key];
+    const stream_iter st = stream_locked(to, options.stream);
     // README "Send": resume on the first send of the stream after a 12/0 refusal was reported. While
     // on_send_done runs, a send from another thread cannot tell whether its sender has heard of the
     // refusal yet (its message may come after the refused one, or be the re-send): it is refused 12/0
     // here, as the hub would refuse it, and retried. The handler itself, on this thread, may re-send.
-    if (st.armed && st.reporting && !on_io_thread()) return xcf::codes::resource_shortage;
-    const bool resume = st.armed;
+    if (st->second.armed && st->second.reporting && !on_io_thread()) return xcf::codes::resource_shortage;
+    const bool resume = st->second.armed;
     const std::uint64_t id = ++send_counter_;
     std::uint16_t flags = 0;
     if (options.ack) flags |= frame::flags::ack;
@@ -270,13 +332,17 @@ class member_link : public std::enable_shared_from_this<member_link> {
     // SEND corr = the low 32 bits of the send id, so that SEND_RSP names the send (README [D]).
     if (!frame::encode(frame::frame_type::send, flags, static_cast<std::uint32_t>(id), body, pending_)) {
       --send_counter_;
+      drop_if_unused_locked(st);
       return xcf::codes::too_big;
     }
     if (resume) {
-      st.armed = false;
-      st.last_resume = id;
+      st->second.armed = false;
+      st->second.last_resume = id;
     }
-    if (runs_.empty() || runs_.back().second != key) runs_.emplace_back(id, key);
+    if (runs_.empty() || runs_.back().second != st) {
+      runs_.emplace_back(id, st);
+      ++st->second.runs;
+    }
     if (runs_.size() > fence_threshold && !fence_outstanding_) {
       fence_outstanding_ = true;
       frame::encode(frame::frame_type::ping, 0, next_corr_++, frame::ping_payload{id}, pending_);
@@ -330,6 +396,8 @@ class member_link : public std::enable_shared_from_this<member_link> {
     return answer.get().code;
   }
 
+  // tcp_xcf.hpp "Decisions": a link that drops before the answer ends the member (link_down, no
+  // re-join), as the hub cannot tell us whether it was quiesced.
   xcf::return_code quiesce() {
     if (on_io_thread()) return tcp_codes::called_from_handler;
     std::future<reply> answer;
@@ -343,6 +411,8 @@ class member_link : public std::enable_shared_from_this<member_link> {
     return answer.get().code;
   }
 
+  // tcp_xcf.hpp "Decisions": while the link is down (or the hub refused the re-join for good) leave
+  // ends the member here and says link_down; the hub already made it fail.
   xcf::return_code leave() {
     if (on_io_thread()) return tcp_codes::called_from_handler;
     std::future<reply> answer;
@@ -358,7 +428,8 @@ class member_link : public std::enable_shared_from_this<member_link> {
           break;
         case phase::down:
         case phase::rejoining:
-          phase_ = phase::closed;  // stop re-joining; the hub already made the member fail
+        case phase::abandoned:
+          phase_ = phase::closed;  // stop re-joining
           break;
         default:
           return xcf::codes::not_active;  // XCF's IXCLEAVE 8/4 [C]
@@ -377,19 +448,25 @@ class member_link : public std::enable_shared_from_this<member_link> {
     up,         // joined, link up
     down,       // link lost: waiting for the back-off timer
     rejoining,  // link lost: connecting and re-joining
+    abandoned,  // the hub refused the re-join for good (8/14, 8/18): failed, only leave is left
     quiescing,  // QUIESCE sent
     quiesced,   // may only leave or be closed (README "Quiesce")
     leaving,    // LEAVE sent
     closed,     // left, refused or destroyed: nothing happens any more
   };
 
-  // Resume bookkeeping for one (target, stream) (README "Send").
+  // Resume bookkeeping for one (target as addressed, stream) (README "Send").
   struct stream_state {
     bool armed = false;             // a 12/0 refusal was reported: the next send resumes
     bool reporting = false;         // on_send_done for that refusal is running
+    bool gone = false;              // the target left, failed or was removed: drop when unused
     std::uint64_t last_resume = 0;  // send id of the last send with the resume flag
+    std::size_t runs = 0;           // entries of runs_ that name it
   };
+  // Target name (empty: by token), token (zero when by name), stream.
   using stream_key = std::tuple<std::string, xcf::member_token, std::uint16_t>;
+  using stream_map = std::map<stream_key, stream_state>;
+  using stream_iter = stream_map::iterator;
 
   bool on_io_thread() const noexcept { return std::this_thread::get_id() == io_thread_; }
 
@@ -401,6 +478,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
       case phase::joining:
       case phase::down:
       case phase::rejoining:
+      case phase::abandoned:
         return xcf::codes::link_down;
       default:
         return xcf::codes::not_active;
@@ -408,19 +486,70 @@ class member_link : public std::enable_shared_from_this<member_link> {
   }
 
   // Handlers run while the member is joined or while its link is down; never after its own leave or
-  // quiesce, nor after close (spec §4.6 [C]).
+  // quiesce, nor after close or a final refusal of the re-join (spec §4.6 [C]).
   bool handler_allowed() const {
     std::lock_guard<std::mutex> lock(mu_);
     return phase_ == phase::up || phase_ == phase::down || phase_ == phase::rejoining;
   }
 
-  std::size_t stream_key_locked(const xcf::target& to, std::uint16_t stream) {
+  // ---- Stream states ----------------------------------------------------------------------------
+  //
+  // A state may go when it says nothing a fresh one would not: not armed, no report running, and no
+  // run names it — then no SEND_RSP can name one of its sends any more (answers come in request
+  // order, README "Send"), so its last_resume no longer matters.
+
+  static bool unused(const stream_state& st) noexcept { return !st.armed && !st.reporting && st.runs == 0; }
+
+  stream_iter stream_locked(const xcf::target& to, std::uint16_t stream) {
     stream_key key{to.name, to.name.empty() ? to.token : xcf::member_token{}, stream};
-    const auto found = stream_index_.find(key);
-    if (found != stream_index_.end()) return found->second;
-    streams_.emplace_back();
-    stream_index_.emplace(std::move(key), streams_.size() - 1);
-    return streams_.size() - 1;
+    const auto found = streams_.find(key);
+    if (found != streams_.end()) return found;
+    if (streams_.size() >= sweep_at_) {
+      // Targets that vanished without an event we saw (a token already dead when sent to): a sweep
+      // each time the map doubles keeps it in proportion to the states in use, at O(1) a send.
+      sweep_locked();
+      sweep_at_ = std::max(min_stream_sweep, 2 * streams_.size());
+    }
+    return streams_.emplace(std::move(key), stream_state{}).first;
+  }
+
+  void drop_if_unused_locked(stream_iter it) {
+    if (unused(it->second)) streams_.erase(it);
+  }
+
+  void sweep_locked() {
+    for (auto it = streams_.begin(); it != streams_.end();) {
+      it = unused(it->second) ? streams_.erase(it) : std::next(it);
+    }
+  }
+
+  void pop_run_locked() {
+    const stream_iter st = runs_.front().second;
+    runs_.pop_front();
+    --st->second.runs;
+    if (st->second.gone) drop_if_unused_locked(st);
+  }
+
+  void clear_runs_locked() {
+    for (auto& run : runs_) --run.second->second.runs;
+    runs_.clear();
+    fence_outstanding_ = false;
+  }
+
+  // The member left, failed or was removed: its states (by name and by its token) go once unused.
+  void target_gone_locked(const xcf::member_info& m) {
+    for (auto it = streams_.begin(); it != streams_.end();) {
+      const auto& [name, token, stream] = it->first;
+      static_cast<void>(stream);
+      if (name.empty() ? token == m.token : name == m.name) {
+        it->second.gone = true;
+        if (unused(it->second)) {
+          it = streams_.erase(it);
+          continue;
+        }
+      }
+      ++it;
+    }
   }
 
   std::future<reply> submit_locked(frame::frame_type type, const frame::payload& body) {
@@ -476,6 +605,11 @@ class member_link : public std::enable_shared_from_this<member_link> {
   }
 
   void start_attempt() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      // join() gave up (close_soon) before this thread got here: nothing may reach the hub.
+      if (phase_ == phase::closed) return;
+    }
     auto conn = std::make_shared<connection>(io_);
     conn_ = conn;
     {
@@ -530,14 +664,28 @@ class member_link : public std::enable_shared_from_this<member_link> {
       frame::decoded f;
       decode_error error;
       const auto status = conn->reader.next(f, error);
-      if (status == frame::reader::status::need_more) return true;
+      if (status == frame::reader::status::need_more) break;
       if (status == frame::reader::status::error) {
         lose_link("a frame from the hub does not decode: " + error.to_string());
+        return false;
+      }
+      // A DELIVER carries what a SEND carried, which the hub bounds by the maximum it announced (README
+      // "Details"); the other frames have fixed or codec-bounded sizes, listings excepted.
+      if (conn->joined && f.head.type == frame::frame_type::deliver && f.head.length > conn->max_payload) {
+        lose_link("a DELIVER frame of " + std::to_string(f.head.length) +
+                  " bytes from the hub is over its maximum of " + std::to_string(conn->max_payload));
         return false;
       }
       dispatch(conn, f);
       if (conn != conn_) return false;
     }
+    // Idle: the reader may take its new limit, and gives back the storage of a large frame.
+    if (conn->reader.buffered() == 0 && (conn->reader.capacity() > reader_keep_capacity ||
+                                         conn->reader_applied_limit != conn->reader_limit)) {
+      conn->reader = frame::reader(conn->reader_limit);
+      conn->reader_applied_limit = conn->reader_limit;
+    }
+    return true;
   }
 
   void dispatch(const std::shared_ptr<connection>& conn, frame::decoded& f) {
@@ -585,6 +733,11 @@ class member_link : public std::enable_shared_from_this<member_link> {
     }
   }
 
+  // Refusals of a re-join that another attempt cannot change (tcp_xcf.hpp "Decisions").
+  static bool final_refusal(xcf::return_code code) noexcept {
+    return code == xcf::codes::bad_name || code == xcf::codes::not_authorized;
+  }
+
   void on_join_rsp(const std::shared_ptr<connection>& conn, frame::decoded& f) {
     auto& rsp = std::get<frame::join_rsp_payload>(f.body);
     phase was;
@@ -600,9 +753,10 @@ class member_link : public std::enable_shared_from_this<member_link> {
         token_ = rsp.token;
         max_payload_ = std::min(rsp.max_payload, frame::hard_max_payload);
         phase_ = phase::up;
-        streams_.assign(streams_.size(), stream_state{});  // the hub's refusal state is per connection
-        runs_.clear();
-        fence_outstanding_ = false;
+        // The hub's refusal state is per connection: every stream starts afresh.
+        clear_runs_locked();
+        streams_.clear();
+        sweep_at_ = min_stream_sweep;
       }
     }
     if (!expected) {
@@ -622,20 +776,33 @@ class member_link : public std::enable_shared_from_this<member_link> {
         if (promise) promise->set_value(reply{rsp.code, {}});
         return;
       }
+      if (final_refusal(rsp.code)) {
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          if (phase_ != phase::rejoining) return;
+          phase_ = phase::abandoned;
+        }
+        cfg_->log("IMB3054E XCF member " + who_ + ": the hub refused the re-join for good (" +
+                  xcf::describe(rsp.code) + "); no more attempts, the member stays failed");
+        return;
+      }
+      const milliseconds delay = next_delay();
       cfg_->log("IMB3053W XCF member " + who_ + ": the hub refused the re-join (" + xcf::describe(rsp.code) +
-                "); next attempt in " + ms_text(backoff_));
+                "); next attempt in " + ms_text(delay));
       {
         std::lock_guard<std::mutex> lock(mu_);
         if (phase_ != phase::rejoining) return;
         phase_ = phase::down;
       }
-      schedule_rejoin();
+      schedule_rejoin(delay);
       return;
     }
     conn->joined = true;
+    conn->max_payload = std::min(rsp.max_payload, frame::hard_max_payload);
+    conn->reader_limit = std::max(conn->max_payload, largest_listing);
     heartbeat_ms_ = rsp.heartbeat_ms;
     start_heartbeat(conn);
-    backoff_ = cfg_->options.reconnect_initial;
+    up_since_ = steady::now();
     known_.clear();
     self_info_ = xcf::member_info{request.group,  request.member,  rsp.token, xcf::member_state::active,
                                   request.ustate, request.memdata, {}};
@@ -690,6 +857,10 @@ class member_link : public std::enable_shared_from_this<member_link> {
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (phase_ != phase::up) return;
+      if (e.kind == xcf::event_kind::left || e.kind == xcf::event_kind::failed ||
+          e.kind == xcf::event_kind::removed) {
+        target_gone_locked(e.member);
+      }
     }
     known_[e.member.name] = e.member;  // latest state wins (spec §4.6 [C])
     handler_.on_event(xcf::member_event{e.kind, std::move(e.member)});
@@ -697,7 +868,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
 
   void on_send_rsp(std::uint32_t corr, xcf::return_code code) {
     std::uint64_t id = 0;
-    std::optional<std::size_t> key;
+    std::optional<stream_key> key;
     bool report = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -706,28 +877,39 @@ class member_link : public std::enable_shared_from_this<member_link> {
       if (id > send_counter_) id -= std::uint64_t{1} << 32;
       auto run = std::upper_bound(runs_.begin(), runs_.end(), id,
                                   [](std::uint64_t v, const auto& r) { return v < r.first; });
-      if (run != runs_.begin()) key = std::prev(run)->second;
-      while (runs_.size() > 1 && runs_[1].first <= id) runs_.pop_front();  // answered or accepted
-      // A refusal of a send older than the stream's last resume belongs to the run the sender is
-      // already re-sending: it must not resume the stream a second time.
-      if (code == xcf::codes::resource_shortage && key && id >= streams_[*key].last_resume) {
-        streams_[*key].armed = true;
-        streams_[*key].reporting = true;
+      if (run != runs_.begin()) {
+        stream_state& st = std::prev(run)->second->second;
+        key = std::prev(run)->second->first;
+        // A refusal of a send older than the stream's last resume belongs to the run the sender is
+        // already re-sending: it must not resume the stream a second time. Armed before the runs
+        // below go, so that the state stays.
+        if (code == xcf::codes::resource_shortage && id >= st.last_resume) {
+          st.armed = true;
+          st.reporting = true;
+        }
       }
+      while (runs_.size() > 1 && runs_[1].first <= id) pop_run_locked();  // answered or accepted
       report = phase_ == phase::up;
     }
     if (report) handler_.on_send_done(id, code);
     if (key) {
+      // Looked up again: the handler may have sent, closed or swept meanwhile.
       std::lock_guard<std::mutex> lock(mu_);
-      if (*key < streams_.size()) streams_[*key].reporting = false;
+      const auto found = streams_.find(*key);
+      if (found != streams_.end()) {
+        found->second.reporting = false;
+        if (found->second.gone) drop_if_unused_locked(found);
+      }
     }
   }
 
-  // The hub answered our PING: it has handled every SEND up to `nonce`, so their runs can go.
+  // The hub answered our PING: it has handled every SEND up to `nonce`, so their runs can go (answers
+  // come in request order, README "Send"), and so can the states nothing names any more.
   void on_fence(std::uint64_t nonce) {
     std::lock_guard<std::mutex> lock(mu_);
-    while (runs_.size() > 1 && runs_[1].first <= nonce + 1) runs_.pop_front();
+    while (runs_.size() > 1 && runs_[1].first <= nonce + 1) pop_run_locked();
     fence_outstanding_ = false;
+    sweep_locked();
   }
 
   void on_answer(frame::frame_type type, std::uint32_t corr, reply answer) {
@@ -754,10 +936,13 @@ class member_link : public std::enable_shared_from_this<member_link> {
     return true;
   }
 
+  // README "Heartbeat": the hub is lost after three silent intervals. Checked every quarter interval,
+  // so that the loss is declared at most 3¼ intervals after the last frame.
   void start_heartbeat(const std::shared_ptr<connection>& conn) {
     if (heartbeat_ms_ == 0) return;
     const milliseconds interval(heartbeat_ms_);
-    heartbeat_timer_.expires_after(interval);
+    const milliseconds tick = std::max(milliseconds(1), interval / 4);
+    heartbeat_timer_.expires_after(tick);
     heartbeat_timer_.async_wait([self = shared_from_this(), conn, interval](const error_code& ec) {
       if (ec || conn != self->conn_) return;
       if (steady::now() - self->last_heard_ > 3 * interval) {
@@ -798,8 +983,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
     write_in_flight_ = false;
     writing_bytes_ = 0;
     pending_.clear();
-    runs_.clear();
-    fence_outstanding_ = false;
+    clear_runs_locked();
   }
 
   static void answer_link_down(std::vector<std::shared_ptr<reply_promise>>& waiters) {
@@ -836,7 +1020,8 @@ class member_link : public std::enable_shared_from_this<member_link> {
           phase_ = phase::down;
           break;
         default:
-          phase_ = phase::closed;  // the first join failed, or we were leaving or quiesced
+          // The first join failed, or we were leaving or quiescing (tcp_xcf.hpp "Decisions").
+          phase_ = phase::closed;
           break;
       }
     }
@@ -847,12 +1032,14 @@ class member_link : public std::enable_shared_from_this<member_link> {
       return;
     }
     if (was == phase::rejoining) {
+      const milliseconds delay = next_delay();
       cfg_->log("IMB3053W XCF member " + who_ + ": re-join attempt failed: " + reason + "; next attempt in " +
-                ms_text(backoff_));
-      schedule_rejoin();
+                ms_text(delay));
+      schedule_rejoin(delay);
       return;
     }
     if (was != phase::up) return;
+    if (steady::now() - up_since_ >= backoff_reset_after) backoff_ = cfg_->options.reconnect_initial;
     cfg_->log("IMB3051W XCF member " + who_ + ": link to the hub lost: " + reason + "; re-joining");
     // `failed` for every member we knew active, then for ourselves.
     std::vector<xcf::member_info> lost;
@@ -867,12 +1054,21 @@ class member_link : public std::enable_shared_from_this<member_link> {
     for (const auto& m : lost) {
       if (!deliver_event(xcf::member_event{xcf::event_kind::failed, m})) return;
     }
-    schedule_rejoin();
+    schedule_rejoin(next_delay());
   }
 
-  void schedule_rejoin() {
-    const milliseconds delay = backoff_;
+  // The next back-off delay, ±20 % at random (README "Client backend behaviour" [D]): members that lost
+  // the hub together do not all come back in the same instant.
+  milliseconds next_delay() {
+    const milliseconds nominal = backoff_;
     backoff_ = std::min(backoff_ * 2, cfg_->options.reconnect_max);
+    std::uniform_real_distribution<double> spread(0.8, 1.2);
+    const auto jittered =
+        std::chrono::duration<double, std::milli>(static_cast<double>(nominal.count()) * spread(jitter_));
+    return std::max(milliseconds(1), std::chrono::duration_cast<milliseconds>(jittered));
+  }
+
+  void schedule_rejoin(milliseconds delay) {
     rejoin_timer_.expires_after(delay);
     rejoin_timer_.async_wait([self = shared_from_this()](const error_code& ec) {
       if (ec) return;
@@ -897,8 +1093,10 @@ class member_link : public std::enable_shared_from_this<member_link> {
   asio::steady_timer heartbeat_timer_;
   asio::steady_timer rejoin_timer_;
   steady::time_point last_heard_{};
+  steady::time_point up_since_{};  // when the current link was joined
   std::uint32_t heartbeat_ms_ = 0;
-  milliseconds backoff_;
+  milliseconds backoff_;  // the next delay before jitter
+  std::minstd_rand jitter_;
   std::map<std::string, xcf::member_info> known_;  // the other members, latest state
   xcf::member_info self_info_;
 
@@ -918,12 +1116,12 @@ class member_link : public std::enable_shared_from_this<member_link> {
   std::uint32_t join_corr_ = 0;
   std::map<std::uint32_t, std::shared_ptr<reply_promise>> requests_;
   std::shared_ptr<reply_promise> join_promise_;
-  std::map<stream_key, std::size_t> stream_index_;
-  std::vector<stream_state> streams_;
-  // Which stream each send went to, as runs (first send id, stream index): a SEND_RSP names only the
-  // send, and a 12/0 refusal must arm its own stream. Runs end at a SEND_RSP or at the answer to a
-  // fencing PING (the hub handles a connection's frames in order).
-  std::deque<std::pair<std::uint64_t, std::size_t>> runs_;
+  stream_map streams_;
+  std::size_t sweep_at_ = min_stream_sweep;  // streams_ is swept when a new state would pass this
+  // Which stream each send went to, as runs (first send id, stream): a SEND_RSP names only the send,
+  // and a 12/0 refusal must arm its own stream. Runs end at a SEND_RSP or at the answer to a fencing
+  // PING (the hub answers a connection's requests in order; only its own PINGs may jump the queue).
+  std::deque<std::pair<std::uint64_t, stream_iter>> runs_;
   bool fence_outstanding_ = false;
 };
 
@@ -958,6 +1156,7 @@ class tcp_member final : public xcf::member {
   xcf::return_code quiesce() override { return link_->quiesce(); }
   xcf::return_code remove(std::string_view member_name) override { return link_->remove(member_name); }
   xcf::return_code leave() override { return link_->leave(); }
+  std::optional<tcp_member_stats> stats() const { return link_->stats(); }
 
  private:
   std::shared_ptr<client_core> core_;
@@ -1063,7 +1262,7 @@ xcf::join_result tcp_service::join(const xcf::join_request& request, xcf::member
   // The link bounds connect + handshake + JOIN_RSP itself; this only guards against a stuck I/O thread.
   const auto limit = core_->cfg->options.connect_timeout + std::chrono::seconds(2);
   if (answer.wait_for(limit) != std::future_status::ready) {
-    link->close();
+    link->close_soon();  // waiting for the stuck thread would make join() stuck too
     result.code = xcf::codes::link_down;
     return result;
   }
@@ -1117,6 +1316,12 @@ xcf::return_code tcp_service::query(std::vector<xcf::member_info>& out, std::str
   reply r = answer.get();
   out = std::move(r.members);
   return r.code;
+}
+
+std::optional<tcp_member_stats> tcp_stats(const xcf::member& m) {
+  const auto* member = dynamic_cast<const tcp_member*>(&m);
+  if (member == nullptr) return std::nullopt;
+  return member->stats();
 }
 
 }  // namespace imsb::transport

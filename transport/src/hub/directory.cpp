@@ -27,6 +27,9 @@ std::string code_text(xcf::return_code code) {
   return std::to_string(code.rc) + "/" + to_hex(bytes_view(rsn + skip, 4 - skip));
 }
 
+// README "Send" [D]: (target, stream) pairs one connection may have refused and not yet resumed.
+constexpr std::size_t max_refused_streams = 4096;
+
 // Frames only the hub sends: a client that sends one does not speak the protocol.
 bool hub_only(frame_type t) {
   switch (t) {
@@ -83,13 +86,13 @@ void directory::notify(const std::string& group, const xcf::member_info& about, 
   const frame::event_payload ev{kind, about};
   for (auto& [name, rec] : g->second) {
     if (name == about.name || rec.info.state != member_state::active || rec.conn == nullptr) continue;
-    rec.conn->send(frame_type::event, 0, 0, ev);
+    rec.conn->send(frame_type::event, 0, 0, ev, connection::kind::event);
   }
 }
 
-void directory::on_frame(connection& c, frame::decoded& f) {
-  const frame_type type = f.head.type;
-  const std::uint32_t corr = f.head.corr;
+void directory::on_frame(connection& c, const frame::header& head, result<frame::payload>& body) {
+  const frame_type type = head.type;
+  const std::uint32_t corr = head.corr;
   const auto st = c.member.st;
   const std::string type_name(frame::to_string(type));
 
@@ -97,15 +100,35 @@ void directory::on_frame(connection& c, frame::decoded& f) {
     c.protocol_error(codes::protocol_error, "a client may not send " + type_name);
     return;
   }
+  // A payload that does not decode: names that break the rules are answered where the README says so
+  // (JOIN 8/14, SEND 8/14; "Join" [D]) and the connection goes on; anything else is ERROR and close.
+  auto undecodable = [&]() {
+    const decode_error& err = body.error();
+    if (err.code == std::errc::invalid_argument) {
+      if (type == frame_type::join) {
+        refuse_join(c, head, codes::bad_name, "JOIN", "a name breaks the XCF rules: " + err.to_string());
+        return;
+      }
+      if (type == frame_type::send && st == membership::state::active) {
+        answer(c, frame_type::send_rsp, corr, codes::bad_name);
+        return;
+      }
+    }
+    c.protocol_error(err.code == std::errc::invalid_argument ? codes::bad_name : codes::protocol_error,
+                     err.to_string());
+  };
   // Frames allowed in every state: the heartbeat and the read-only query.
   switch (type) {
     case frame_type::ping:
-      c.send(frame_type::pong, 0, corr, f.body);
-      return;
     case frame_type::pong:
-      return;  // liveness was noted when the bytes arrived
     case frame_type::query:
-      query(c, f.head, std::get<frame::query_payload>(f.body));
+      if (!body) {
+        undecodable();
+      } else if (type == frame_type::ping) {
+        c.send(frame_type::pong, 0, corr, *body);  // in order with the other answers: clients fence on it
+      } else if (type == frame_type::query) {
+        query(c, head, std::get<frame::query_payload>(*body));
+      }  // PONG: liveness was noted when the frame arrived
       return;
     default:
       break;
@@ -114,14 +137,22 @@ void directory::on_frame(connection& c, frame::decoded& f) {
     // README "Connections": before JOIN (and after LEAVE) only JOIN, QUERY and PING.
     if (type != frame_type::join) {
       c.protocol_error(codes::protocol_error, type_name + " before JOIN");
-      return;
+    } else if (!body) {
+      undecodable();
+    } else {
+      join(c, head, std::get<frame::join_payload>(*body));
     }
-    join(c, f.head, std::get<frame::join_payload>(f.body));
     return;
   }
   if (type == frame_type::join) {
     c.protocol_error(codes::protocol_error, "JOIN on a connection that already carries member " +
                                                 c.member.group + "/" + c.member.name);
+    return;
+  }
+  const bool bad_target =
+      !body && body.error().code == std::errc::invalid_argument && type == frame_type::send;
+  if (!body && !bad_target) {
+    undecodable();
     return;
   }
   if (st == membership::state::quiesced && type != frame_type::leave) {
@@ -136,21 +167,25 @@ void directory::on_frame(connection& c, frame::decoded& f) {
     answer(c, rsp, corr, code);
     return;
   }
+  if (bad_target) {
+    undecodable();
+    return;
+  }
   switch (type) {
     case frame_type::leave:
-      leave(c, f.head);
+      leave(c, head);
       return;
     case frame_type::quiesce:
-      quiesce(c, f.head);
+      quiesce(c, head);
       return;
     case frame_type::send:
-      send(c, f.head, std::get<frame::send_payload>(f.body));
+      send(c, head, std::get<frame::send_payload>(*body));
       return;
     case frame_type::set_user_state:
-      set_user_state(c, f.head, std::get<frame::set_user_state_payload>(f.body));
+      set_user_state(c, head, std::get<frame::set_user_state_payload>(*body));
       return;
     case frame_type::remove:
-      remove(c, f.head, std::get<frame::remove_payload>(f.body));
+      remove(c, head, std::get<frame::remove_payload>(*body));
       return;
     default:
       c.protocol_error(codes::protocol_error, "unexpected " + type_name);
@@ -158,36 +193,52 @@ void directory::on_frame(connection& c, frame::decoded& f) {
   }
 }
 
+void directory::refuse_join(connection& c, const frame::header& h, xcf::return_code code,
+                            const std::string& who, const std::string& why, std::string_view id) {
+  // A client that retries a refused JOIN in a loop must not flood the console (IMB3011W).
+  if (c.join_refusals.allow(connection::clock::now())) {
+    const std::size_t held = c.join_refusals.take_held_back();
+    log_.write(log_level::warning, id,
+               who + " from " + c.peer() + " refused " + code_text(code) + ": " + why +
+                   (held == 0 ? "" : " (" + std::to_string(held) + " earlier refusals not shown)"));
+  }
+  frame::join_rsp_payload rsp;
+  rsp.code = code;
+  rsp.max_payload = options_.max_message;
+  rsp.heartbeat_ms = static_cast<std::uint32_t>(options_.heartbeat.count());
+  c.send(frame_type::join_rsp, 0, h.corr, rsp);
+}
+
 void directory::join(connection& c, const frame::header& h, const frame::join_payload& p) {
   const std::string who = p.group + "/" + p.member;
-  auto refuse = [&](xcf::return_code code, const std::string& why) {
-    log_.write(log_level::warning, msg::IMB3011W,
-               who + " from " + c.peer() + " refused " + code_text(code) + ": " + why);
-    frame::join_rsp_payload rsp;
-    rsp.code = code;
-    rsp.max_payload = options_.max_message;
-    rsp.heartbeat_ms = static_cast<std::uint32_t>(options_.heartbeat.count());
-    c.send(frame_type::join_rsp, 0, h.corr, rsp);
-  };
-  // The codec has already checked both names against spec §4.2 [C] (a bad one is 8/14 in ERROR).
   const auto allowed = options_.allow.find(p.group);
   if (allowed != options_.allow.end() && allowed->second.count(p.member) == 0) {
-    refuse(codes::not_authorized, "not on the allow-list of group " + p.group);  // [D] RACF stand-in
+    refuse_join(c, h, codes::not_authorized, who, "not on the allow-list of group " + p.group);  // RACF [D]
     return;
   }
-  auto& members = groups_[p.group];
-  auto existing = members.find(p.member);
   member_state previous = member_state::not_defined;
-  if (existing != members.end()) {
-    previous = existing->second.info.state;
-    if (previous == member_state::active) {
-      refuse(codes::already_active, "a member of that name is active");  // [D] IXCCREAT's 8/8
-      return;
+  bool others_active = false;
+  if (auto g = groups_.find(p.group); g != groups_.end()) {
+    if (auto existing = g->second.find(p.member); existing != g->second.end()) {
+      previous = existing->second.info.state;
     }
+    others_active = std::any_of(g->second.begin(), g->second.end(), [&](const auto& kv) {
+      return kv.first != p.member && kv.second.info.state == member_state::active;
+    });
   }
-  const bool others_active = std::any_of(members.begin(), members.end(), [&](const auto& kv) {
-    return kv.first != p.member && kv.second.info.state == member_state::active;
-  });
+  if (previous == member_state::active) {
+    refuse_join(c, h, codes::already_active, who, "a member of that name is active");  // [D] IXCCREAT's 8/8
+    return;
+  }
+  // README "Join" [D]: every record (active, quiesced, failed) counts, so lasting members that fail
+  // and never come back cannot grow the hub without bound either.
+  const bool new_record = previous == member_state::not_defined;
+  if (new_record && member_count_ >= options_.max_members) {
+    refuse_join(c, h, codes::resource_shortage, who,
+                "the hub holds --max-members " + std::to_string(options_.max_members) + " members",
+                msg::IMB3029W);
+    return;
+  }
   // spec §4.3 [C]: 4/8 re-join of a failed member, 4/0C of a quiesced one, 4/4 first active member.
   xcf::return_code code = codes::ok;
   if (previous == member_state::failed) {
@@ -197,6 +248,8 @@ void directory::join(connection& c, const frame::header& h, const frame::join_pa
   } else if (!others_active) {
     code = codes::first_active;
   }
+  auto& members = groups_[p.group];
+  if (new_record) ++member_count_;
   member_record& rec = members[p.member];
   rec.info.group = p.group;
   rec.info.name = p.member;
@@ -225,6 +278,23 @@ void directory::join(connection& c, const frame::header& h, const frame::join_pa
   notify(p.group, rec.info, event_kind::active);
 }
 
+void directory::erase_member(const std::string& group, const std::string& name) {
+  auto g = groups_.find(group);
+  if (g == groups_.end()) return;
+  if (g->second.erase(name) != 0) --member_count_;
+  if (g->second.empty()) groups_.erase(g);
+}
+
+void directory::forget_refusals(const std::string& group, const std::string& target) {
+  auto g = groups_.find(group);
+  if (g == groups_.end()) return;
+  for (auto& [name, rec] : g->second) {
+    if (rec.conn == nullptr) continue;
+    auto& refused = rec.conn->member.refused;
+    refused.erase(refused.lower_bound({target, 0}), refused.upper_bound({target, 0xFFFF}));
+  }
+}
+
 void directory::leave(connection& c, const frame::header& h) {
   member_record* rec = held_by(c);
   const auto was = c.member.st;
@@ -241,8 +311,8 @@ void directory::leave(connection& c, const frame::header& h) {
   const std::size_t dropped = c.discard_deliveries();
   xcf::member_info info = rec->info;
   info.state = member_state::not_defined;
-  groups_[group].erase(info.name);
-  if (groups_[group].empty()) groups_.erase(group);
+  erase_member(group, info.name);
+  forget_refusals(group, info.name);
   answer(c, frame_type::leave_rsp, h.corr, codes::ok);
   log_.write(log_level::info, msg::IMB3006I,
              describe(info) + " from " + c.peer() + "; " + std::to_string(dropped) +
@@ -258,7 +328,9 @@ void directory::quiesce(connection& c, const frame::header& h) {
   }
   rec->info.state = member_state::quiesced;
   c.member.st = membership::state::quiesced;
+  c.member.refused.clear();                            // it sends no more
   const std::size_t dropped = c.discard_deliveries();  // it receives no more messages
+  forget_refusals(rec->info.group, rec->info.name);
   answer(c, frame_type::quiesce_rsp, h.corr, codes::ok);
   log_.write(log_level::info, msg::IMB3009I,
              describe(rec->info) + " from " + c.peer() + "; " + std::to_string(dropped) +
@@ -300,11 +372,21 @@ void directory::send(connection& c, const frame::header& h, frame::send_payload&
   }
   const std::size_t frame_size = frame::header_size + 58 + p.data.size();  // DELIVER = SEND's size
   if (target->conn->queued_bytes() + frame_size > options_.target_buffer) {
+    if (c.member.refused.size() >= max_refused_streams) {
+      // README "Send" [D]: a client that never resumes would grow this set with every stream it uses.
+      c.protocol_error(codes::resource_shortage,
+                       std::to_string(max_refused_streams) + " streams refused 12/0 and none resumed");
+      return;
+    }
     c.member.refused.insert(stream_key);
-    log_.write(log_level::warning, msg::IMB3014W,
-               describe(self->info) + " to " + target->info.name + " stream " + std::to_string(p.stream) +
-                   ": " + std::to_string(target->conn->queued_bytes()) + " bytes queued, limit " +
-                   std::to_string(options_.target_buffer) + "; refused 12/00 until the sender resumes");
+    if (c.send_refusals.allow(connection::clock::now())) {
+      const std::size_t held = c.send_refusals.take_held_back();
+      log_.write(log_level::warning, msg::IMB3014W,
+                 describe(self->info) + " to " + target->info.name + " stream " + std::to_string(p.stream) +
+                     ": " + std::to_string(target->conn->queued_bytes()) + " bytes queued, limit " +
+                     std::to_string(options_.target_buffer) + "; refused 12/00 until the sender resumes" +
+                     (held == 0 ? "" : " (" + std::to_string(held) + " earlier refusals not shown)"));
+    }
     refuse(codes::resource_shortage);
     return;
   }
@@ -321,14 +403,17 @@ void directory::send(connection& c, const frame::header& h, frame::send_payload&
 void directory::query(connection& c, const frame::header& h, const frame::query_payload& p) {
   frame::query_rsp_payload rsp;
   rsp.code = codes::ok;
+  // README "Details": a blank group lists every group and ignores the member. The answer is bounded by
+  // --max-members, and the connection is not read while its answers wait (connection::read_paused).
+  const bool every_group = p.group.empty();
   for (const auto& [group, members] : groups_) {
-    if (!p.group.empty() && group != p.group) continue;
+    if (!every_group && group != p.group) continue;
     for (const auto& [name, rec] : members) {
-      if (!p.member.empty() && name != p.member) continue;
+      if (!every_group && !p.member.empty() && name != p.member) continue;
       rsp.members.push_back(rec.info);
     }
   }
-  if (!p.member.empty() && rsp.members.empty()) rsp.code = codes::not_found;
+  if (!every_group && !p.member.empty() && rsp.members.empty()) rsp.code = codes::not_found;
   c.send(frame_type::query_rsp, 0, h.corr, rsp);
 }
 
@@ -367,23 +452,27 @@ void directory::remove(connection& c, const frame::header& h, const frame::remov
   xcf::member_info info = it->second.info;
   info.state = member_state::not_defined;
   // A quiesced member's connection, if still open, keeps its membership view; held_by() no longer
-  // finds the record, so its LEAVE is a plain 0/0.
+  // finds the record, so its LEAVE is a plain 0/0. The remover is active, so the group stays.
   members.erase(it);
+  --member_count_;
   answer(c, frame_type::remove_rsp, h.corr, codes::ok);
   log_.write(log_level::info, msg::IMB3010I, describe(info) + " by " + c.member.name + " from " + c.peer());
   // The event is about the removed member: every active member hears it, the remover included.
   const frame::event_payload ev{event_kind::removed, info};
   for (auto& kv : members) {
     if (kv.second.info.state == member_state::active && kv.second.conn != nullptr) {
-      kv.second.conn->send(frame_type::event, 0, 0, ev);
+      kv.second.conn->send(frame_type::event, 0, 0, ev, connection::kind::event);
     }
   }
 }
 
 void directory::fail(connection& c, member_record& rec, end_reason why) {
-  c.discard_deliveries();  // README "Failure": messages queued to it are discarded
+  const std::size_t dropped = c.discard_deliveries();  // README "Failure": messages queued to it go
   const std::string group = rec.info.group;
-  if (why == end_reason::heartbeat) notify(group, rec.info, event_kind::status_missing);  // spec §4.6 [C]
+  // spec §4.6 [C]: status missing first when the member fell silent rather than went away.
+  if (why == end_reason::heartbeat || why == end_reason::partial_frame) {
+    notify(group, rec.info, event_kind::status_missing);
+  }
   xcf::member_info info = rec.info;
   // spec §4.3 [C]: failed only with LASTING=YES; otherwise termination means not-defined.
   info.state = rec.lasting ? member_state::failed : member_state::not_defined;
@@ -391,16 +480,26 @@ void directory::fail(connection& c, member_record& rec, end_reason why) {
     rec.info.state = member_state::failed;
     rec.conn = nullptr;
   } else {
-    groups_[group].erase(info.name);
-    if (groups_[group].empty()) groups_.erase(group);
+    erase_member(group, info.name);
   }
+  forget_refusals(group, info.name);
   log_.write(log_level::warning, msg::IMB3007W,
              describe(info) + " from " + c.peer() + ": " + std::string(to_string(why)) + "; now " +
-                 std::string(xcf::to_string(info.state)));
+                 std::string(xcf::to_string(info.state)) + "; " + std::to_string(dropped) +
+                 " undelivered messages to it discarded");
   notify(group, info, event_kind::failed);
 }
 
 void directory::on_end(connection& c, end_reason why) {
+  // The lines a rate limit held back are counted, not lost.
+  if (const std::size_t n = c.join_refusals.take_held_back()) {
+    log_.write(log_level::warning, msg::IMB3011W,
+               "from " + c.peer() + ": " + std::to_string(n) + " more join refusals not shown");
+  }
+  if (const std::size_t n = c.send_refusals.take_held_back()) {
+    log_.write(log_level::warning, msg::IMB3014W,
+               "from " + c.peer() + ": " + std::to_string(n) + " more send refusals not shown");
+  }
   member_record* rec = held_by(c);
   const auto st = c.member.st;
   c.member = membership{};
@@ -413,7 +512,10 @@ void directory::on_end(connection& c, end_reason why) {
   fail(c, *rec, why);
 }
 
-void directory::clear() { groups_.clear(); }
+void directory::clear() {
+  groups_.clear();
+  member_count_ = 0;
+}
 
 std::vector<xcf::member_info> directory::snapshot() const {
   std::vector<xcf::member_info> out;

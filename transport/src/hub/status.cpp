@@ -20,6 +20,25 @@ namespace {
 
 constexpr std::uint32_t status_corr = 1;
 
+// The hub's ERROR text is for people but comes off the wire (README "Frame": escaped when printed):
+// printable ASCII stays, any other byte is \xNN, so it cannot move the cursor or fake a line.
+std::string printable_text(std::string_view text) {
+  static constexpr char digits[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b >= 0x20 && b < 0x7F && b != '\\') {
+      out += c;
+    } else {
+      out += "\\x";
+      out += digits[b >> 4];
+      out += digits[b & 0x0F];
+    }
+  }
+  return out;
+}
+
 // One QUERY exchange, driven by the io_context of query_status.
 class status_exchange {
  public:
@@ -50,6 +69,9 @@ class status_exchange {
     }
     stream_ = tls_ ? std::make_unique<stream>(std::move(*socket_), *tls_)
                    : std::make_unique<stream>(std::move(*socket_));
+    // The hub's certificate must name the host we asked for (DNS name or IP address in
+    // subjectAltName), not merely be signed by the CA (README "TLS").
+    stream_->set_verify_host(request_.connect.host);
     stream_->async_handshake(stream::role::client, [this](const boost::system::error_code& hec) {
       if (done_) return;
       if (hec) {
@@ -89,7 +111,8 @@ class status_exchange {
         }
         if (f.head.type == frame::frame_type::error) {
           const auto& e = std::get<frame::error_payload>(f.body);
-          fail(msg::IMB3022E, "the hub answered ERROR " + xcf::describe(e.code) + ": " + e.text);
+          fail(msg::IMB3022E,
+               "the hub answered ERROR " + xcf::describe(e.code) + ": " + printable_text(e.text));
           return;
         }
         if (f.head.type == frame::frame_type::query_rsp && f.head.corr == status_corr) {

@@ -19,7 +19,7 @@ namespace imsb::xcf::frame {
 
 inline constexpr std::size_t header_size = 16;
 inline constexpr std::uint8_t version = 1;
-inline constexpr std::uint32_t default_max_payload = 1024 * 1024;    // 1 MiB [D]
+inline constexpr std::uint32_t default_max_payload = 1024 * 1024;     // 1 MiB [D]
 inline constexpr std::uint32_t hard_max_payload = 128 * 1024 * 1024;  // XCF's 128 MB [C]
 
 enum class frame_type : std::uint8_t {
@@ -88,7 +88,7 @@ struct join_rsp_payload {  // 0x81
 struct rc_payload {  // 0x82 0x83 0x84 0x88 0x89
   return_code code;
 };
-struct send_payload {  // 0x04
+struct send_payload {       // 0x04
   std::string target_name;  // empty: by token
   member_token target_token{};
   std::uint16_t stream = 0;
@@ -164,6 +164,12 @@ class reader {
   // Takes the next whole frame out of the buffer. After an error the stream is unusable (framing lost)
   // and next() keeps returning error.
   status next(decoded& out, decode_error& err);
+  // Takes the next whole frame out of the buffer without decoding its payload: `head` is the checked
+  // header and `payload_bytes` its payload, valid until the next feed(). The caller decodes them
+  // (decode_payload), so a payload that does not decode is that frame's problem and the stream stays
+  // usable — the hub answers a JOIN with a bad name 8/14 and goes on (transport/README.md "Join" [D]).
+  // A header that does not decode (magic, version, type, flags, length) is fatal, as for next().
+  status next_raw(header& head, bytes_view& payload_bytes, decode_error& err);
   std::size_t buffered() const noexcept { return buf_.size() - pos_; }
   // Bytes of storage the reader holds, read or not: bounded by compaction on a long stream.
   std::size_t capacity() const noexcept { return buf_.capacity(); }
@@ -173,6 +179,8 @@ class reader {
   bytes buf_;
   std::size_t pos_ = 0;
   std::optional<decode_error> failed_;
+
+  status lose_framing(decode_error e, decode_error& err);  // keeps the error, drops the bytes
 };
 
 }  // namespace imsb::xcf::frame

@@ -55,6 +55,10 @@ struct hub_options {
   // 0 = the default, 8 MiB (raised to hold one frame of max_message when that is bigger).
   std::size_t target_buffer = 0;
   std::chrono::milliseconds heartbeat{1000};
+  // Open connections (joined or not); one more is accepted and closed at once (IMB3026W).
+  std::size_t max_connections = 1024;
+  // Member records of every group (active, quiesced, failed); a JOIN that needs one more: 12/0.
+  std::size_t max_members = 4096;
   allow_list allow;
   tls_files tls;  // cert + key: every connection TLS; ca as well: client certificates required
   log_level level = log_level::info;
@@ -62,6 +66,8 @@ struct hub_options {
 };
 
 inline constexpr std::size_t default_target_buffer = 8 * 1024 * 1024;  // [D] transport/README.md
+inline constexpr std::size_t max_max_connections = 1000000;
+inline constexpr std::size_t max_max_members = 65536;  // a QUERY_RSP of all of them: 5.3 MB
 
 // Start-up failures (exceptions only while starting, STYLE.md): the message ID to print with what().
 class hub_start_error : public std::runtime_error {
@@ -81,6 +87,7 @@ class hub {
   hub& operator=(const hub&) = delete;
 
   // Checks the options, builds the TLS context, binds and listens, arms the heartbeat; logs IMB3001I.
+  // Signals are the caller's: arm a signal_set that calls stop() before start() (apps/xcfhub).
   // Throws hub_start_error (IMB3016E bad option, IMB3017E cannot listen, IMB3018E TLS files).
   void start();
   // The bound port (the one the system chose for port 0); 0 before start().

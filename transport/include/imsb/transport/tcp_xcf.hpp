@@ -21,15 +21,41 @@
 // order (tests/e2e/xcf/exchange_test.cpp).
 //
 // Link loss (end of stream, an error, an ERROR frame, or nothing heard for three of the hub's heartbeat
-// intervals): the handler gets `failed` for every member it knew active, then for itself; sends are
-// refused with link_down (12/4); the backend re-joins with back-off and then reports `active` for itself
-// and for each active member. Sends still queued when the link dropped are lost without on_send_done:
-// the `failed` event for ourselves says that everything in flight is in doubt, as after an XCF failure.
+// intervals, checked every quarter interval): the handler gets `failed` for every member it knew active,
+// then for itself; sends are refused with link_down (12/4); the backend re-joins with back-off and then
+// reports `active` for itself and for each active member. Sends still queued when the link dropped are
+// lost without on_send_done: the `failed` event for ourselves says that everything in flight is in
+// doubt, as after an XCF failure. The back-off (reconnect_initial doubling to reconnect_max, each delay
+// ±20 % at random so that many members do not come back in step) starts again from reconnect_initial
+// only after a re-joined link has stayed up for 2 s: a hub that accepts and drops at once is not
+// hammered.
+//
+// Decisions for the link-down cases (README "Client backend behaviour" [D]):
+// - leave() while the link is down (or while re-joining) returns link_down (12/4) and ends the member
+//   here: no more re-joins, no more handler calls, every later call returns not_active (8/4). The hub
+//   already made the member fail; a lasting member stays failed there until removed (IXCDELET) or
+//   re-joined, as after a lost system.
+// - quiesce() or leave() whose link drops before the hub answered returns link_down and ends the member
+//   the same way (no events: the exits are not scheduled after the member's own IXCQUIES/IXCLEAVE,
+//   spec §4.6 [C]).
+// - A re-join the hub refuses for good — 8/14 (bad name) or 8/18 (not on the allow-list) — stops the
+//   re-joins (IMB3054E). The member stays failed (its handler already got `failed` for itself) and gets
+//   no more handler calls; send and the other services return link_down (12/4), leave() ends it
+//   (12/4). Other refusals (8/8 while the hub still holds the old connection, 12/0) are retried.
+// - A stream's resume state is kept per (how the target is addressed, stream): by name and by token
+//   are different keys here, while the hub keeps one refusal per (member, stream); a sender that mixes
+//   the two for one member and stream must re-send through the form that was refused. States of
+//   targets that left, failed or were removed are dropped once nothing refers to them, so re-joined
+//   tokens do not pile up.
+// - join() when the backend's I/O thread is stuck (a handler that never returns) gives up after
+//   connect_timeout + 2 s with link_down without waiting for that thread.
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,14 +82,14 @@ struct tcp_service_options {
   tls_files tls;
   // Bounds TCP connect + TLS handshake + JOIN_RSP, for join() and for each re-join attempt.
   std::chrono::milliseconds connect_timeout{5000};
-  // Re-join back-off after a link loss: initial, doubling up to max (README [D]).
+  // Re-join back-off after a link loss: initial, doubling up to max, each delay ±20 % (README [D]).
   std::chrono::milliseconds reconnect_initial{100};
   std::chrono::milliseconds reconnect_max{5000};
   // Bytes queued for the hub per member; send() over it is refused with resource_shortage (12/0). One
   // frame is always accepted when nothing is queued, so a message up to the hub's maximum can always go.
   std::size_t outbound_limit = 8 * 1024 * 1024;
-  // Console lines (with IMB305x IDs): connection failures, link losses, re-joins. Empty: silent. Called
-  // from the I/O thread or the thread that called join.
+  // Console lines (with IMB3050-IMB3054 IDs): connection failures, link losses, re-joins. Empty: silent.
+  // Called from the I/O thread or the thread that called join.
   std::function<void(const std::string& line)> log;
 };
 
@@ -91,5 +117,17 @@ class tcp_service final : public xcf::service {
  private:
   std::shared_ptr<detail::client_core> core_;
 };
+
+// Diagnostics of one member of this backend (tests, monitoring): what it holds now.
+struct tcp_member_stats {
+  bool linked = false;              // joined and the link is up
+  std::size_t stream_states = 0;    // (target, stream) resume states kept (README "Send")
+  std::size_t send_runs = 0;        // runs of sends whose stream a SEND_RSP may still name
+  std::size_t reader_capacity = 0;  // bytes the frame reader of the current connection holds
+  std::uint32_t reader_limit = 0;   // the largest frame payload it accepts now
+};
+// nullopt when `m` is not a member of this backend, when called from a handler of the backend, or
+// when its I/O thread does not answer within a second.
+std::optional<tcp_member_stats> tcp_stats(const xcf::member& m);
 
 }  // namespace imsb::transport
