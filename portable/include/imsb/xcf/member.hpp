@@ -37,20 +37,20 @@ struct return_code {
 
 namespace codes {
 inline constexpr return_code ok{0, 0};
-inline constexpr return_code first_active{4, 0x04};       // IXCJOINRSNFIRSTACTIVEMEMBER [C]
-inline constexpr return_code was_failed{4, 0x08};         // IXCJOINRSNWASFAILED [C]
-inline constexpr return_code was_quiesced{4, 0x0C};       // IXCJOINRSNWASQUIESCED [C]
-inline constexpr return_code not_active{8, 0x04};         // target / self not active; IXCLEAVE 8/4 [C]
-inline constexpr return_code already_active{8, 0x08};     // duplicate active name (IXCCREAT's 8/8) [D]
-inline constexpr return_code already_quiesced{8, 0x0C};   // [D] from IXCCREAT's 8/0C
-inline constexpr return_code too_big{8, 0x10};            // message or frame over the maximum [D]
-inline constexpr return_code bad_name{8, 0x14};           // group or member name breaks spec §4.2 [D]
-inline constexpr return_code not_authorized{8, 0x18};     // not on the group's allow-list (RACF stand-in) [D]
-inline constexpr return_code protocol_error{8, 0x1C};     // a frame that does not decode [D]
-inline constexpr return_code not_found{8, 0x20};          // remove/query: no such member [D]
+inline constexpr return_code first_active{4, 0x04};      // IXCJOINRSNFIRSTACTIVEMEMBER [C]
+inline constexpr return_code was_failed{4, 0x08};        // IXCJOINRSNWASFAILED [C]
+inline constexpr return_code was_quiesced{4, 0x0C};      // IXCJOINRSNWASQUIESCED [C]
+inline constexpr return_code not_active{8, 0x04};        // target / self not active; IXCLEAVE 8/4 [C]
+inline constexpr return_code already_active{8, 0x08};    // duplicate active name (IXCCREAT's 8/8) [D]
+inline constexpr return_code already_quiesced{8, 0x0C};  // [D] from IXCCREAT's 8/0C
+inline constexpr return_code too_big{8, 0x10};           // message or frame over the maximum [D]
+inline constexpr return_code bad_name{8, 0x14};          // group or member name breaks spec §4.2 [D]
+inline constexpr return_code not_authorized{8, 0x18};    // not on the group's allow-list (RACF stand-in) [D]
+inline constexpr return_code protocol_error{8, 0x1C};    // a frame that does not decode [D]
+inline constexpr return_code not_found{8, 0x20};         // remove/query: no such member [D]
 inline constexpr return_code resource_shortage{12, 0x00};  // buffers full (XCF TIMEOUT=0 behaviour) [D]
-inline constexpr return_code link_down{12, 0x04};         // the backend lost its link to XCF [D]
-inline constexpr return_code injected_failure{12, 0x08};  // in-memory backend: a failure asked for by a test
+inline constexpr return_code link_down{12, 0x04};          // the backend lost its link to XCF [D]
+inline constexpr return_code injected_failure{12, 0x08};   // in-memory backend: a failure asked for by a test
 }  // namespace codes
 
 // "rc 8 rsn X'04': target member not active" — the name and meaning of a code, for logs and errors.
@@ -66,9 +66,9 @@ enum class member_state : std::uint8_t {  // spec §4.3 [C]
 std::string_view to_string(member_state state) noexcept;
 
 enum class event_kind : std::uint8_t {  // the group user routine's events (spec §4.6, §4.7)
-  active = 1,          // joined (or re-joined)
-  left = 2,            // left the group: now not-defined
-  failed = 3,          // ended without leaving: failed if lasting, otherwise not-defined
+  active = 1,                           // joined (or re-joined)
+  left = 2,                             // left the group: now not-defined
+  failed = 3,                           // ended without leaving: failed if lasting, otherwise not-defined
   quiesced = 4,
   user_state = 5,      // its 32-byte user state changed
   status_missing = 6,  // it stopped answering heartbeats (followed by failed)
@@ -135,7 +135,7 @@ struct send_options {
 class member_handler {
  public:
   virtual ~member_handler() = default;
-  virtual void on_message(message msg) = 0;            // MSGEXIT + IXCMSGIX
+  virtual void on_message(message msg) = 0;              // MSGEXIT + IXCMSGIX
   virtual void on_event(const member_event& event) = 0;  // GRPEXIT
   // The outcome of a send() that the backend learned after send() returned: a refusal decided when the
   // send was processed (target not active then, resource shortage) always, an acceptance only when
@@ -171,7 +171,7 @@ class member {
 };
 
 struct join_result {
-  return_code code;                  // ok() → member is set
+  return_code code;  // ok() → member is set
   std::unique_ptr<member> joined;
   std::vector<member_info> members;  // the group as it was when we joined, ourselves included
 };
