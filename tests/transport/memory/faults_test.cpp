@@ -10,32 +10,17 @@
 #include <vector>
 
 #include "imsb/transport/memory_xcf.hpp"
-
-namespace imsb::xcf {
-inline void PrintTo(return_code c, std::ostream* os) { *os << describe(c); }
-inline void PrintTo(member_state s, std::ostream* os) { *os << to_string(s); }
-inline void PrintTo(event_kind k, std::ostream* os) { *os << to_string(k); }
-}  // namespace imsb::xcf
+#include "memory_test_support.hpp"
 
 namespace imsb::transport {
 namespace {
 
+using test::node;
+using test::request;
+using test::text;
+
 namespace codes = xcf::codes;
 using std::chrono::milliseconds;
-
-xcf::join_request request(std::string group, std::string member, bool lasting = false) {
-  xcf::join_request r;
-  r.group = std::move(group);
-  r.member = std::move(member);
-  r.lasting = lasting;
-  return r;
-}
-
-struct node {
-  recording_handler handler;
-  xcf::join_result result;
-  xcf::member& member() { return *result.joined; }
-};
 
 std::unique_ptr<node> join(memory_sysplex& plex, const xcf::join_request& r) {
   auto n = std::make_unique<node>();
@@ -44,7 +29,6 @@ std::unique_ptr<node> join(memory_sysplex& plex, const xcf::join_request& r) {
   return n;
 }
 
-std::string text(const xcf::message& m) { return std::string(m.data.begin(), m.data.end()); }
 std::vector<std::string> texts(const std::vector<xcf::message>& ms) {
   std::vector<std::string> out;
   for (const auto& m : ms) out.push_back(text(m));

@@ -14,30 +14,18 @@
 #include <vector>
 
 #include "imsb/transport/memory_xcf.hpp"
+#include "memory_test_support.hpp"
 
-namespace imsb::xcf {
-inline void PrintTo(return_code c, std::ostream* os) { *os << describe(c); }
-}  // namespace imsb::xcf
 
 namespace imsb::transport {
 namespace {
 
+using test::node;
+using test::request;
+using test::text;
+
 namespace codes = xcf::codes;
 using namespace std::chrono_literals;
-
-xcf::join_request request(std::string group, std::string member, bool lasting = false) {
-  xcf::join_request r;
-  r.group = std::move(group);
-  r.member = std::move(member);
-  r.lasting = lasting;
-  return r;
-}
-
-struct node {
-  recording_handler handler;
-  xcf::join_result result;
-  xcf::member& member() { return *result.joined; }
-};
 
 std::unique_ptr<node> join(memory_sysplex& plex, const xcf::join_request& r) {
   auto n = std::make_unique<node>();
@@ -45,8 +33,6 @@ std::unique_ptr<node> join(memory_sysplex& plex, const xcf::join_request& r) {
   EXPECT_TRUE(n->result.code.ok()) << describe(n->result.code);
   return n;
 }
-
-std::string text(const xcf::message& m) { return std::string(m.data.begin(), m.data.end()); }
 
 // Waits (bounded, so that a bug fails the test rather than hanging it) until the flag is set.
 bool wait_until(const std::atomic<bool>& flag, std::chrono::milliseconds at_most = 30s) {
