@@ -15,25 +15,15 @@
 namespace imsb::transport {
 namespace {
 
+using test::join;
 using test::node;
 using test::request;
 using test::text;
+using test::texts;
 
 namespace codes = xcf::codes;
 using std::chrono::milliseconds;
 
-std::unique_ptr<node> join(memory_sysplex& plex, const xcf::join_request& r) {
-  auto n = std::make_unique<node>();
-  n->result = plex.join(r, n->handler);
-  EXPECT_TRUE(n->result.code.ok()) << describe(n->result.code);
-  return n;
-}
-
-std::vector<std::string> texts(const std::vector<xcf::message>& ms) {
-  std::vector<std::string> out;
-  for (const auto& m : ms) out.push_back(text(m));
-  return out;
-}
 using strings = std::vector<std::string>;
 
 std::size_t count(const std::vector<wire_record>& wire, wire_record::what kind) {

@@ -14,18 +14,12 @@
 namespace imsb::transport {
 namespace {
 
+using test::join;
 using test::node;
 using test::request;
 using test::text;
 
 namespace codes = xcf::codes;
-
-std::unique_ptr<node> join(memory_sysplex& plex, const xcf::join_request& r) {
-  auto n = std::make_unique<node>();
-  n->result = plex.join(r, n->handler);
-  EXPECT_TRUE(n->result.code.ok()) << describe(n->result.code);
-  return n;
-}
 
 const xcf::member_info* find(const std::vector<xcf::member_info>& members, const std::string& name) {
   for (const auto& m : members)

@@ -37,4 +37,18 @@ struct node {
 
 inline std::string text(const xcf::message& m) { return std::string(m.data.begin(), m.data.end()); }
 
+// Joins and expects the join to work (join_test.cpp, which tests refusals, has its own).
+inline std::unique_ptr<node> join(memory_sysplex& plex, const xcf::join_request& r) {
+  auto n = std::make_unique<node>();
+  n->result = plex.join(r, n->handler);
+  EXPECT_TRUE(n->result.code.ok()) << describe(n->result.code);
+  return n;
+}
+
+inline std::vector<std::string> texts(const std::vector<xcf::message>& ms) {
+  std::vector<std::string> out;
+  for (const auto& m : ms) out.push_back(text(m));
+  return out;
+}
+
 }  // namespace imsb::transport::test

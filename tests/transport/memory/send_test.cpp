@@ -18,25 +18,14 @@
 namespace imsb::transport {
 namespace {
 
+using test::join;
 using test::node;
 using test::request;
 using test::text;
+using test::texts;
 
 namespace codes = xcf::codes;
 using std::chrono::milliseconds;
-
-std::unique_ptr<node> join(memory_sysplex& plex, const xcf::join_request& r) {
-  auto n = std::make_unique<node>();
-  n->result = plex.join(r, n->handler);
-  EXPECT_TRUE(n->result.code.ok()) << describe(n->result.code);
-  return n;
-}
-
-std::vector<std::string> texts(const std::vector<xcf::message>& ms) {
-  std::vector<std::string> out;
-  for (const auto& m : ms) out.push_back(text(m));
-  return out;
-}
 
 xcf::send_options on_stream(std::uint16_t stream, bool ordered = true, bool ack = false) {
   xcf::send_options o;

@@ -16,23 +16,16 @@
 #include "imsb/transport/memory_xcf.hpp"
 #include "memory_test_support.hpp"
 
-
 namespace imsb::transport {
 namespace {
 
+using test::join;
 using test::node;
 using test::request;
 using test::text;
 
 namespace codes = xcf::codes;
 using namespace std::chrono_literals;
-
-std::unique_ptr<node> join(memory_sysplex& plex, const xcf::join_request& r) {
-  auto n = std::make_unique<node>();
-  n->result = plex.join(r, n->handler);
-  EXPECT_TRUE(n->result.code.ok()) << describe(n->result.code);
-  return n;
-}
 
 // Waits (bounded, so that a bug fails the test rather than hanging it) until the flag is set.
 bool wait_until(const std::atomic<bool>& flag, std::chrono::milliseconds at_most = 30s) {
