@@ -264,6 +264,7 @@ inline constexpr std::int32_t MQRC_MSG_TOO_BIG_FOR_Q_MGR = 2031;
 inline constexpr std::int32_t MQRC_NO_MSG_AVAILABLE = 2033;
 inline constexpr std::int32_t MQRC_NOT_AUTHORIZED = 2035;
 inline constexpr std::int32_t MQRC_OBJECT_IN_USE = 2042;
+inline constexpr std::int32_t MQRC_OPTION_NOT_VALID_FOR_TYPE = 2045;
 inline constexpr std::int32_t MQRC_PERSISTENCE_ERROR = 2047;
 inline constexpr std::int32_t MQRC_PERSISTENT_NOT_ALLOWED = 2048;
 inline constexpr std::int32_t MQRC_PRIORITY_ERROR = 2050;

@@ -11,9 +11,6 @@
 
 namespace imsb::objects {
 
-// IBM's MQRC_OPTION_NOT_VALID_FOR_TYPE (cmqc.h). Not yet in imsb/mq/constants.hpp; move it there.
-inline constexpr std::int32_t MQRC_OPTION_NOT_VALID_FOR_TYPE = 2045;
-
 struct resolution {
   std::int32_t mqrc = 0;  // MQRC_NONE, or why the open fails
   // Final destination (MQOD ResolvedQName / ResolvedQMgrName, spec/mq.md §7.2 step 4 [C]).

@@ -1,0 +1,114 @@
+#pragma once
+// Where a queue manager lives on disk and how its object catalog and object files are kept there
+// (seeds/000, spec/mq.md §8, §9.7):
+//
+//   <prefix>/mqs.ini                           the queue managers of this prefix: one QueueManager stanza
+//                                              each (Name=, Directory=, FileSystem=) as IBM's mqs.ini [I]
+//   <prefix>/qmgrs/<transformed QM>/           the queue manager's directory (name rules 8.1)
+//       qmanager/QMQMOBJCAT                    the object catalog (objects/catalog_text.hpp) [D] name
+//       queues/<transformed Q>/q               a folder per queue, holding its queue file [C] §8.2
+//       namelist/<transformed NL>              a file per namelist
+//       procdef/<transformed PROCESS>          a file per process
+//       qmgr.lock                              held (flock) by whoever has the queue manager: a running
+//                                              queue manager, or runmqsc while it edits a stopped one
+//   Channels, listeners and storage classes are not files (seeds/000: "channels are not affected").
+//
+// <prefix> is --prefix, else IMSBRIDGE_PREFIX (our stand-in for mqs.ini's DefaultPrefix), else /var/mqm
+// when it is writable (or can be made), else $HOME/.imsbridge [D].
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "imsb/core/result.hpp"
+#include "imsb/names/file_name.hpp"
+#include "imsb/objects/object.hpp"
+
+namespace imsb::qmgr {
+
+using done = std::monostate;
+
+struct prefix_info {
+  std::filesystem::path path;
+  std::string source;  // "--prefix", "IMSBRIDGE_PREFIX", "/var/mqm (default)", "$HOME/.imsbridge (default)"
+};
+// Picks the prefix as above; `option` is --prefix when given. Creates nothing.
+result<prefix_info> resolve_prefix(const std::optional<std::string>& option);
+
+// The file-system profile of the folder `dir` (which exists): case_insensitive when a file created with
+// a lower-case name is found under its upper-case name, fat83 when a 9-character name cannot be created,
+// else posix. Leaves nothing behind.
+result<names::fs_profile> detect_profile(const std::filesystem::path& dir);
+
+struct qmgr_entry {
+  std::string name;       // the real queue-manager name
+  std::string directory;  // its transformed folder name under qmgrs/
+  names::fs_profile profile = names::fs_profile::posix;
+};
+// The queue managers recorded in <prefix>/mqs.ini (none when the file does not exist).
+result<std::vector<qmgr_entry>> list_queue_managers(const std::filesystem::path& prefix);
+
+// An exclusive flock on a queue manager's qmgr.lock, released by the destructor (or by the process's
+// death, so a kill -9 never leaves a queue manager locked).
+class qmgr_lock {
+ public:
+  qmgr_lock() = default;
+  explicit qmgr_lock(int fd) noexcept : fd_(fd) {}
+  qmgr_lock(qmgr_lock&& other) noexcept;
+  qmgr_lock& operator=(qmgr_lock&& other) noexcept;
+  qmgr_lock(const qmgr_lock&) = delete;
+  qmgr_lock& operator=(const qmgr_lock&) = delete;
+  ~qmgr_lock();
+  bool held() const noexcept { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+class queue_manager_store {
+ public:
+  // crtmqm: records the queue manager in mqs.ini (its folder name transformed by the 8.1 rules under
+  // `profile`, distinct from every other queue manager's), makes its folders, writes `initial` as its
+  // catalog and makes its object files. Errors: std::errc::file_exists when a queue manager of that name
+  // exists; std::errc::invalid_argument for a bad name; I/O errors with the path in `field` and the
+  // system's text in `detail`. On error nothing is left behind.
+  static result<queue_manager_store> create(const std::filesystem::path& prefix,
+                                            const objects::object_catalog& initial);
+  // An existing queue manager; std::errc::no_such_file_or_directory when there is none of that name.
+  static result<queue_manager_store> open(const std::filesystem::path& prefix, std::string_view qmgr_name);
+  // dltmqm: removes the folder and the mqs.ini stanza. std::errc::device_or_resource_busy when the queue
+  // manager's lock is held (it is running, or being edited).
+  static result<done> remove(const std::filesystem::path& prefix, std::string_view qmgr_name);
+
+  const std::string& name() const noexcept { return entry_.name; }
+  names::fs_profile profile() const noexcept { return entry_.profile; }
+  const std::filesystem::path& directory() const noexcept { return dir_; }  // <prefix>/qmgrs/<transformed>
+  std::filesystem::path catalog_path() const;
+  // The file or folder of an object of a file family (queue: the folder), from the catalog's file name;
+  // nullopt for families that are not files or names not in the catalog.
+  std::optional<std::filesystem::path> object_path(const objects::object_catalog& catalog,
+                                                   objects::object_family family,
+                                                   std::string_view real_name) const;
+
+  result<objects::object_catalog> load() const;
+  // Writes the catalog atomically (temporary file, fsync, rename, fsync of the folder), then makes the
+  // object files match it: creates the folder and empty `q` file of each new queue and the file of each
+  // new namelist and process; removes those of objects no longer in the catalog.
+  result<done> save(const objects::object_catalog& catalog) const;
+
+  // Whether another process holds the queue manager's lock (running, or edited by runmqsc).
+  bool locked_by_other() const;
+  // Takes the lock without waiting; std::errc::device_or_resource_busy when another process holds it.
+  result<qmgr_lock> try_lock() const;
+
+ private:
+  queue_manager_store(std::filesystem::path prefix, qmgr_entry entry);
+  std::filesystem::path prefix_;
+  qmgr_entry entry_;
+  std::filesystem::path dir_;
+};
+
+}  // namespace imsb::qmgr
