@@ -43,6 +43,9 @@ result<prefix_info> resolve_prefix(const std::optional<std::string>& option);
 // else posix. Leaves nothing behind.
 result<names::fs_profile> detect_profile(const std::filesystem::path& dir);
 
+// "posix", "case_insensitive", "fat83" (names::to_string's words) → the profile; nullopt otherwise.
+std::optional<names::fs_profile> fs_profile_from_string(std::string_view text) noexcept;
+
 struct qmgr_entry {
   std::string name;       // the real queue-manager name
   std::string directory;  // its transformed folder name under qmgrs/
@@ -99,9 +102,12 @@ class queue_manager_store {
   // new namelist and process; removes those of objects no longer in the catalog.
   result<done> save(const objects::object_catalog& catalog) const;
 
-  // Whether another process holds the queue manager's lock (running, or edited by runmqsc).
+  // Whether another process holds the queue manager's lock (running, or edited by runmqsc). flock locks
+  // belong to an open file description, not to a process: a qmgr_lock this same process holds counts as
+  // "another" too (the check opens the file anew), so a process never needs to ask about its own lock.
   bool locked_by_other() const;
-  // Takes the lock without waiting; std::errc::device_or_resource_busy when another process holds it.
+  // Takes the lock without waiting; std::errc::device_or_resource_busy when another process holds it
+  // (or this process, through another qmgr_lock: see locked_by_other).
   result<qmgr_lock> try_lock() const;
 
  private:
@@ -110,5 +116,18 @@ class queue_manager_store {
   qmgr_entry entry_;
   std::filesystem::path dir_;
 };
+
+namespace detail {
+// resolve_prefix's default branch with its candidates given, so that tests need not touch /var/mqm or
+// $HOME: `system_dir` when it is a writable folder, or does not exist and its parent is writable
+// (access(W_OK)); else <home>/.imsbridge; std::errc::no_such_file_or_directory when `home` is nullopt or
+// empty. `source` says which ("/var/mqm (default)" or "$HOME/.imsbridge (default)").
+result<prefix_info> default_prefix(const std::filesystem::path& system_dir,
+                                   const std::optional<std::string>& home);
+// detect_profile's decision from its two probes: a name longer than 8.3 that could not be created (or
+// was stored under another name) means fat83, whatever the case test said (FAT is case insensitive too);
+// else a lower-case file found under its upper-case name means case_insensitive; else posix.
+names::fs_profile decide_profile(bool upper_case_finds_file, bool long_name_kept) noexcept;
+}  // namespace detail
 
 }  // namespace imsb::qmgr

@@ -1,0 +1,60 @@
+#pragma once
+// Private helpers of the queue-manager store (store_*.cpp): errors that carry errno's text, whole-file
+// reads, atomic writes and the lock that serialises edits of a prefix's mqs.ini.
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "imsb/core/result.hpp"
+#include "imsb/qmgr/store.hpp"
+
+namespace imsb::qmgr::io {
+
+// An I/O failure: `path` in field, "<what>: <strerror>" in detail, errno in the generic category so
+// that callers compare against std::errc.
+decode_error error_from_errno(const std::filesystem::path& path, std::string_view what, int err);
+decode_error error_from_code(const std::filesystem::path& path, std::string_view what, std::error_code ec);
+decode_error error_of(std::errc code, std::string field, std::string detail);
+
+// The whole file; std::errc::no_such_file_or_directory when it does not exist.
+result<std::string> read_file(const std::filesystem::path& path);
+
+// Replaces `path` with `text` so that a crash leaves either the old or the new file, never a part:
+// writes <path>.tmp, fsyncs it, renames it over `path` and fsyncs the folder. The temporary name is
+// fixed [D]: every writer of these files holds a lock first (the prefix lock for mqs.ini, the queue
+// manager's lock or its creation for the catalog), and a .tmp a crash left behind is simply overwritten.
+result<done> write_file_atomically(const std::filesystem::path& path, std::string_view text);
+
+// An empty file, unless it exists (its content is kept).
+result<done> ensure_file(const std::filesystem::path& path);
+
+// Waits for an exclusive flock on the prefix folder itself (no lock file is left behind), held while
+// mqs.ini is read, decided on and rewritten by create() and remove().
+result<qmgr_lock> lock_prefix(const std::filesystem::path& prefix);
+
+// --- mqs.ini ------------------------------------------------------------------------------------
+
+// The file as lines, so that stanzas and comments we do not interpret survive a rewrite, and where
+// each QueueManager stanza is.
+struct mqs_ini {
+  struct stanza {
+    qmgr_entry entry;
+    std::size_t first_line = 0;  // its "QueueManager:" line
+    std::size_t end_line = 0;    // one past its last line
+  };
+  std::vector<std::string> lines;
+  std::vector<stanza> qmgrs;
+};
+std::filesystem::path mqs_ini_path(const std::filesystem::path& prefix);
+// `where` names the file in errors ("<where> line N").
+result<mqs_ini> parse_mqs_ini(std::string_view text, const std::string& where);
+// An empty mqs_ini when the file does not exist.
+result<mqs_ini> read_mqs_ini(const std::filesystem::path& prefix);
+result<done> write_mqs_ini(const std::filesystem::path& prefix, const std::vector<std::string>& lines);
+// The lines of a QueueManager stanza as IBM writes them (three-blank indent) [I], plus FileSystem [D].
+std::vector<std::string> format_stanza(const qmgr_entry& entry, const std::filesystem::path& prefix);
+
+}  // namespace imsb::qmgr::io
