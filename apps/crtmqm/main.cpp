@@ -1,0 +1,12 @@
+// crtmqm: a queue-manager control command; the logic is imsb::qmgr::crtmqm
+// (qmgr/include/imsb/qmgr/control.hpp).
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "imsb/qmgr/control.hpp"
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  return imsb::qmgr::crtmqm(args, std::cout, std::cerr);
+}

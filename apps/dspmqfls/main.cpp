@@ -1,0 +1,12 @@
+// dspmqfls: a queue-manager control command; the logic is imsb::qmgr::dspmqfls
+// (qmgr/include/imsb/qmgr/control.hpp).
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "imsb/qmgr/control.hpp"
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  return imsb::qmgr::dspmqfls(args, std::cout, std::cerr);
+}
