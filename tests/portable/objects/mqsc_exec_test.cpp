@@ -809,6 +809,26 @@ TEST(Qmgr, ReadOnlyAndUnknownKeywordsFail) {
   EXPECT_THAT(refused(c, "ALTER QMGR STATQ(ON)", exec_status::unsupported), StartsWith("IMB1050E"));
 }
 
+TEST(Qmgr, ZosOnlyAttributesAreNotSupportedRatherThanInvalid) {
+  // Real-world z/OS scripts carry queue-sharing-group and channel-initiator attributes: "applied or not
+  // supported" (issue 4), never an error in the script.
+  object_catalog c = fresh();
+  for (const char* cmd :
+       {"ALTER QMGR GROUPUR(ENABLED)", "ALTER QMGR IGQ(ENABLED)", "ALTER QMGR TCPNAME(TCPIP)"})
+    EXPECT_THAT(refused(c, cmd, exec_status::unsupported), StartsWith("IMB1050E")) << cmd;
+}
+
+TEST(Display, StatusAttributesAreNotSupportedWithoutTheRuntime) {
+  // CURDEPTH, IPPROCS, OPPROCS come from the running queue manager (issue 5), not from the catalog.
+  object_catalog c = fresh();
+  applied(c, "DEFINE QLOCAL(A)");
+  EXPECT_EQ(refused(c, "DISPLAY QLOCAL(A) CURDEPTH", exec_status::unsupported),
+            "IMB1050E: DISPLAY QLOCAL(A): keyword CURDEPTH is not implemented by imsbridge");
+  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(*) WHERE(CURDEPTH GT 0) IPPROCS", exec_status::unsupported),
+              AllOf(StartsWith("IMB1050E"), HasSubstr("WHERE: attribute CURDEPTH")));
+  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(A) NOSUCH"), StartsWith("IMB1040E"));
+}
+
 TEST(Qmgr, AlterOnABareCatalogFillsDefaults) {
   object_catalog c("QMX", names::fs_profile::posix);
   applied(c, "ALTER QMGR DESCR('x')");
