@@ -168,8 +168,8 @@ bool is_ibm_keyword(object_family family, std::string_view kw) {
       "COMPHDR",      "COMPMSG", "DEFCDISP", "DEFRECON", "KAINT",    "LOCLADDR", "MAXINST",  "MAXINSTC",
       "MCANAME",      "MCATYPE", "MODENAME", "MONCHL",   "MRDATA",   "MREXIT",   "MRRTY",    "MRTMR",
       "MSGDATA",      "MSGEXIT", "NETPRTY",  "PASSWORD", "PROPCTL",  "PUTAUT",   "RCVDATA",  "RCVEXIT",
-      "RESETSEQ",     "SCYDATA", "SCYEXIT",  "SENDDATA", "SENDEXIT", "SHARECNV", "SSLPEER",  "STATCHL",
-      "TPNAME",       "USEDLQ",  "USERID",   "CLUSTER",  "CLUSNL"};
+      "RESETSEQ",     "SCYDATA", "SCYEXIT",  "SENDDATA", "SENDEXIT", "SHARECNV", "SPLPROT",  "SSLPEER",
+      "STATCHL",      "TPNAME",  "USEDLQ",   "USERID",   "CLUSTER",  "CLUSNL"};
   static const std::set<std::string_view> qmgr_words = {
       "ACCTCONO", "ACCTINT", "ACCTMQI", "ACCTQ", "ACTIVREC", "ACTVCONO", "ACTVTRC", "ADVCAP", "BRIDGEEV",
       "CERTLABL", "CERTVPOL", "CHADEV", "CHADEXIT", "CHLAUTH", "CLWLDATA", "CLWLEXIT", "CLWLLEN", "CLWLMRUC",
@@ -211,6 +211,7 @@ struct change_set {
   std::vector<attr_change> changes;
   std::optional<std::string> like;
   bool replace = false;
+  bool noreplace = false;
   bool delete_authrecs = true;
 };
 
@@ -316,7 +317,11 @@ std::optional<exec_outcome> read_parameters(const object_catalog& catalog, const
       continue;
     }
     if (verb == verb_kind::define && (p.keyword == "REPLACE" || p.keyword == "NOREPLACE")) {
-      out.replace = p.keyword == "REPLACE";
+      (p.keyword == "REPLACE" ? out.replace : out.noreplace) = true;
+      // The parser refuses both in MQSC text; a command a program builds may still carry both.
+      if (out.replace && out.noreplace)
+        return failure(exec_status::failed,
+                       line("IMB1048E", cmd, "keywords REPLACE and NOREPLACE: give only one"));
       continue;
     }
     if (verb == verb_kind::alter && p.keyword == "FORCE") continue;
@@ -355,7 +360,7 @@ void apply_changes(object_record& rec, const std::vector<attr_change>& changes) 
 }
 
 // Rules across attributes, checked on the resulting object of DEFINE and ALTER.
-std::optional<exec_outcome> check_result(const command& cmd, const object_record& rec) {
+std::optional<exec_outcome> check_result(const command& cmd, const object_record& rec, bool define) {
   if (rec.type == object_type::stgclass) {
     // "the resultant values must both be blank or both non-blank" spec/mq.md §6.1 [C]
     const bool g = !rec.text("XCFGNAME").empty();
@@ -368,8 +373,11 @@ std::optional<exec_outcome> check_result(const command& cmd, const object_record
                             : "keyword XCFMNAME: XCFGNAME must be given too (both blank or both non-blank, "
                               "spec/mq.md §6.1)"));
   }
-  if (rec.type == object_type::channel && rec.text("CHLTYPE") == "SDR") {
-    // A sender needs where to connect and what to send from [I] IBM DEFINE CHANNEL.
+  if (define && rec.type == object_type::channel && rec.text("CHLTYPE") == "SDR" &&
+      rec.name.rfind("SYSTEM.DEF.", 0) != 0) {
+    // A sender needs where to connect and what to send from [I] IBM DEFINE CHANNEL: a required keyword
+    // of DEFINE, so ALTER of an existing sender and the SYSTEM.DEF.* templates (blank CONNAME and
+    // XMITQ, as IBM ships SYSTEM.DEF.SENDER) are not held to it.
     for (std::string_view k : {"CONNAME", "XMITQ"})
       if (rec.text(k).empty())
         return failure(exec_status::failed,
@@ -471,14 +479,22 @@ exec_outcome define_object(object_catalog& catalog, const command& cmd, object_t
                           "keyword LIKE: no " + std::string(to_mqsc_word(type)) +
                               (type == object_type::channel ? " of CHLTYPE(" + chltype + ")" : "") +
                               " named '" + *cs.like + "'"));
-  } else if (std::string_view d = default_object_name(type, chltype); !d.empty()) {
+  } else if (std::string_view d = default_object_name(type, chltype); !d.empty() && name != d) {
+    // Without LIKE the defaults come from the SYSTEM.DEFAULT.* object; when it was deleted IBM refuses
+    // the DEFINE naming it (AMQ8147E) [I]. Redefining that object itself takes the schema's defaults [D].
     const object_record* def = catalog.find(family, d);
-    if (def != nullptr && def->type == type) base = def;
+    if (def == nullptr || def->type != type ||
+        (type == object_type::channel && def->text("CHLTYPE") != chltype))
+      return failure(exec_status::failed,
+                     line("IMB1044E", cmd,
+                          "default object '" + std::string(d) +
+                              "' not found: DEFINE without LIKE copies its attributes from it"));
+    base = def;
   }
   object_record rec =
       base != nullptr ? complete(*base, type, name, chltype) : schema_defaults(type, name, chltype);
   apply_changes(rec, cs.changes);
-  if (auto f = check_result(cmd, rec)) return *f;
+  if (auto f = check_result(cmd, rec, true)) return *f;
   stamp(rec, ctx, true);
   if (existing != nullptr) {
     // A replaced object keeps its creation date [I].
@@ -512,7 +528,9 @@ exec_outcome alter_object(object_catalog& catalog, const command& cmd, object_ty
   const std::string chltype(existing->text("CHLTYPE"));
   if (type == object_type::channel) {
     if (const parameter* p = cmd.find("CHLTYPE")) {
-      const std::string given = p->values.size() == 1 ? p->values[0].text : std::string();
+      std::string given = p->values.size() == 1 ? trim_trailing_blanks(p->values[0].text) : std::string();
+      for (char& c : given)
+        if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
       if (given != chltype)
         return failure(exec_status::failed, line("IMB1048E", cmd,
                                                  "keyword CHLTYPE: the channel is CHLTYPE(" + chltype +
@@ -523,7 +541,7 @@ exec_outcome alter_object(object_catalog& catalog, const command& cmd, object_ty
   if (auto f = read_parameters(catalog, cmd, type, chltype, verb_kind::alter, cs)) return *f;
   object_record rec = complete(*existing, type, existing->name, chltype);
   apply_changes(rec, cs.changes);
-  if (auto f = check_result(cmd, rec)) return *f;
+  if (auto f = check_result(cmd, rec, false)) return *f;
   stamp(rec, ctx, false);
   auto put = catalog.put(std::move(rec));
   if (!put)
@@ -576,14 +594,18 @@ struct where_clause {
   std::string value;
   bool numeric = false;
   bool list = false;
+  bool flag = false;  // SHARE, TRIGGER, HARDENBO ...: value YES (the keyword in force) or NO
 };
 
 struct display_request {
   bool all = false;
+  bool explicit_attrs = false;  // an attribute was asked for by name (WHERE and TYPE do not count)
   std::set<std::string> attrs;  // canonical keywords asked for (WHERE's included)
   std::vector<std::pair<std::string, std::string>> filters;  // KEYWORD(value) given on DISPLAY
   std::optional<where_clause> where;
-  std::vector<object_type> types;  // the types shown
+  std::vector<object_type> types;         // the types shown
+  std::vector<object_type> lookup_types;  // where keywords are looked up
+  std::string chltype;                    // DISPLAY CHANNEL TYPE(SDR ...): only that CHLTYPE
 };
 
 // The attribute of any of `types` for a keyword (flags by either spelling).
@@ -600,8 +622,109 @@ bool is_integer_text(std::string_view s) {
          std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+std::string upper_text(std::string s) {
+  for (char& c : s)
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return s;
+}
+
+// DISPLAY CHANNEL TYPE(...), IBM's documented filter on CHLTYPE [I] IBM DISPLAY CHANNEL.
+std::optional<exec_outcome> read_channel_type(const command& cmd, const parameter& p, display_request& req) {
+  const std::string v = upper_text(trim_trailing_blanks(first_value_text(p)));
+  if (!p.has_parens || p.values.size() != 1)
+    return failure(exec_status::failed, line("IMB1041E", cmd, "keyword TYPE takes one value"));
+  if (v == "ALL") return std::nullopt;
+  if (chltype_bit_of(v) != 0) {
+    req.chltype = v;
+    return std::nullopt;
+  }
+  const attr_spec& chl = *find_attr(object_type::channel, "CHLTYPE");
+  std::string_view others = chl.out_of_scope_words;
+  bool ibm = false;
+  for (std::size_t i = 0; i < others.size();) {
+    std::size_t j = others.find(' ', i);
+    if (j == std::string_view::npos) j = others.size();
+    ibm = ibm || others.substr(i, j - i) == v;
+    i = j + 1;
+  }
+  if (ibm)
+    return failure(exec_status::unsupported,
+                   line("IMB1050E", cmd,
+                        "keyword TYPE(" + v +
+                            ") is not implemented by imsbridge: " + std::string(chl.out_of_scope_reason)));
+  return failure(exec_status::failed, line("IMB1041E", cmd,
+                                           "keyword TYPE: value '" + first_value_text(p) +
+                                               "' is not one of ALL, SDR, RCVR, SVRCONN"));
+}
+
+// IBM's event-switch attributes that WHERE may not filter on [I] IBM DISPLAY QUEUE.
+bool is_where_forbidden(std::string_view kw) {
+  return kw == "QDPHIEV" || kw == "QDPLOEV" || kw == "QDPMAXEV" || kw == "QSVCIEV";
+}
+
+std::optional<exec_outcome> read_where(const command& cmd, const parameter& p, display_request& req) {
+  if (p.values.size() != 3)  // the parser sees to it; a command built by a program may not
+    return failure(exec_status::failed,
+                   line("IMB1041E", cmd, "keyword WHERE needs (attribute operator value)"));
+  where_clause w;
+  w.attr = p.values[0].text;
+  w.op = p.values[1].text;
+  w.value = trim_trailing_blanks(p.values[2].text);
+  if (is_where_forbidden(w.attr))
+    return failure(
+        exec_status::failed,
+        line("IMB1048E", cmd, "keyword WHERE: attribute " + w.attr + " cannot be used in a filter"));
+  const attr_spec* spec = find_display_attr(req.lookup_types, w.attr);
+  if (spec == nullptr && (is_ibm_keyword(family_of(req.lookup_types.front()), w.attr) || w.attr == "QTYPE"))
+    return failure(
+        exec_status::unsupported,
+        line("IMB1050E", cmd, "keyword WHERE: attribute " + w.attr + " is not implemented by imsbridge"));
+  if (spec == nullptr)
+    return failure(
+        exec_status::failed,
+        line("IMB1040E", cmd, "keyword WHERE: attribute " + w.attr + " is not valid for " + cmd.object_type));
+  w.flag = spec->kind == attr_kind::flag;
+  if (w.flag && w.attr != spec->keyword)
+    return failure(exec_status::failed, line("IMB1048E", cmd,
+                                             "keyword WHERE: attribute " + w.attr + ": filter on " +
+                                                 std::string(spec->keyword) + " with EQ YES or EQ NO"));
+  w.attr = std::string(spec->keyword);
+  w.numeric = spec->kind == attr_kind::integer;
+  w.list = spec->kind == attr_kind::name_list;
+  const bool list_op = w.op == "CT" || w.op == "EX" || w.op == "CTG" || w.op == "EXG";
+  if (list_op != w.list)
+    return failure(exec_status::failed, line("IMB1048E", cmd,
+                                             "keyword WHERE: operator " + w.op +
+                                                 (w.list ? " does not apply to the list attribute "
+                                                         : " applies only to list attributes, not ") +
+                                                 w.attr));
+  if (w.numeric && (w.op == "LK" || w.op == "NL"))
+    return failure(exec_status::failed,
+                   line("IMB1048E", cmd,
+                        "keyword WHERE: operator " + w.op + " does not apply to the integer " + w.attr));
+  if (w.numeric && !is_integer_text(w.value))
+    return failure(exec_status::failed,
+                   line("IMB1041E", cmd, "keyword WHERE: value '" + w.value + "' is not an integer"));
+  if (spec->kind == attr_kind::keyword || w.flag) w.value = upper_text(w.value);
+  if (w.flag) {
+    // A flag is filtered as YES (the keyword in force) or NO, with EQ or NE only [I] IBM WHERE.
+    if (w.op != "EQ" && w.op != "NE")
+      return failure(exec_status::failed, line("IMB1048E", cmd,
+                                               "keyword WHERE: operator " + w.op + " does not apply to " +
+                                                   w.attr + " (EQ or NE only)"));
+    if (w.value != "YES" && w.value != "NO")
+      return failure(exec_status::failed,
+                     line("IMB1041E", cmd,
+                          "keyword WHERE: value '" + w.value + "' for " + w.attr + " is not one of YES, NO"));
+  }
+  req.attrs.insert(w.attr);
+  req.where = std::move(w);
+  return std::nullopt;
+}
+
 std::optional<exec_outcome> read_display(const object_catalog& catalog, const command& cmd,
                                          display_request& req, bool queue_command) {
+  const bool channel_command = cmd.object_type == "CHANNEL";
   for (const parameter& p : cmd.parameters) {
     if (p.keyword == "CMDSCOPE" || p.keyword == "QSGDISP") {
       if (auto f = check_zos_option(cmd, p, catalog.qmgr_name(), true)) return f;
@@ -631,52 +754,22 @@ std::optional<exec_outcome> read_display(const object_catalog& catalog, const co
       }
       continue;
     }
-    if (p.keyword == "WHERE") {
-      if (p.values.size() != 3)  // the parser sees to it; a command built by a program may not
-        return failure(exec_status::failed,
-                       line("IMB1041E", cmd, "keyword WHERE needs (attribute operator value)"));
-      where_clause w;
-      w.attr = p.values[0].text;
-      w.op = p.values[1].text;
-      w.value = trim_trailing_blanks(p.values[2].text);
-      const attr_spec* spec = find_display_attr(req.types, w.attr);
-      if (spec == nullptr &&
-          is_ibm_keyword(req.types.empty() ? object_family::qmgr : family_of(req.types.front()), w.attr))
-        return failure(
-            exec_status::unsupported,
-            line("IMB1050E", cmd, "keyword WHERE: attribute " + w.attr + " is not implemented by imsbridge"));
-      if (spec == nullptr)
-        return failure(exec_status::failed,
-                       line("IMB1040E", cmd,
-                            "keyword WHERE: attribute " + w.attr + " is not valid for " + cmd.object_type));
-      w.attr = std::string(spec->keyword);
-      w.numeric = spec->kind == attr_kind::integer;
-      w.list = spec->kind == attr_kind::name_list;
-      const bool list_op = w.op == "CT" || w.op == "EX" || w.op == "CTG" || w.op == "EXG";
-      if (list_op != w.list)
-        return failure(exec_status::failed, line("IMB1048E", cmd,
-                                                 "keyword WHERE: operator " + w.op +
-                                                     (w.list ? " does not apply to the list attribute "
-                                                             : " applies only to list attributes, not ") +
-                                                     w.attr));
-      if (w.numeric && (w.op == "LK" || w.op == "NL"))
-        return failure(exec_status::failed,
-                       line("IMB1048E", cmd,
-                            "keyword WHERE: operator " + w.op + " does not apply to the integer " + w.attr));
-      if (w.numeric && !is_integer_text(w.value))
-        return failure(exec_status::failed,
-                       line("IMB1041E", cmd, "keyword WHERE: value '" + w.value + "' is not an integer"));
-      if (spec->kind == attr_kind::keyword || spec->kind == attr_kind::flag) {
-        for (char& c : w.value)
-          if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-      }
-      req.attrs.insert(w.attr);
-      req.where = std::move(w);
+    if (channel_command && p.keyword == "TYPE") {
+      if (auto f = read_channel_type(cmd, p, req)) return f;
       continue;
     }
-    const attr_spec* spec = find_display_attr(req.types, p.keyword);
+    if (p.keyword == "WHERE") {
+      if (auto f = read_where(cmd, p, req)) return f;
+      continue;
+    }
+    if (queue_command && p.keyword == "QTYPE" && !p.has_parens) {
+      // IBM's queue-type attribute, shown as TYPE: always shown, so asking for it asks for nothing more [D].
+      req.explicit_attrs = true;
+      continue;
+    }
+    const attr_spec* spec = find_display_attr(req.lookup_types, p.keyword);
     if (spec == nullptr) {
-      const object_family family = req.types.empty() ? object_family::qmgr : family_of(req.types.front());
+      const object_family family = family_of(req.lookup_types.front());
       if (is_ibm_keyword(family, p.keyword))
         return failure(exec_status::unsupported,
                        line("IMB1050E", cmd, "keyword " + p.keyword + " is not implemented by imsbridge"));
@@ -684,12 +777,14 @@ std::optional<exec_outcome> read_display(const object_catalog& catalog, const co
                      line("IMB1040E", cmd, "keyword " + p.keyword + " is not valid for " + cmd.object_type));
     }
     req.attrs.insert(std::string(spec->keyword));
+    req.explicit_attrs = true;
     if (p.has_parens) {
       // KEYWORD(value) filters as well as asks, as IBM's DISPLAY ... CHLTYPE(SDR) does [I].
       if (p.values.size() != 1)
         return failure(exec_status::failed,
                        line("IMB1041E", cmd, "keyword " + p.keyword + " takes one value"));
       std::string v = trim_trailing_blanks(p.values[0].text);
+      if (spec->kind == attr_kind::keyword) v = upper_text(std::move(v));  // CHLTYPE('sdr')
       if (spec->kind == attr_kind::integer) {
         checked_value cv = check_value(*spec, p.values[0]);
         if (!cv.text && v != "*")
@@ -713,6 +808,8 @@ int compare_values(const where_clause& w, std::string_view have) {
   return have.compare(w.value) < 0 ? -1 : have.compare(w.value) > 0 ? 1 : 0;
 }
 
+// Whether the WHERE holds; false when the object lacks the attribute, so that DISPLAY QUEUE(*)
+// WHERE(MAXDEPTH GT 0) does not show remote queues [I] IBM DISPLAY QUEUE.
 bool where_holds(const where_clause& w, const object_record& rec) {
   if (w.list) {
     auto it = rec.lists.find(w.attr);
@@ -725,6 +822,10 @@ bool where_holds(const where_clause& w, const object_record& rec) {
   }
   auto it = rec.attrs.find(w.attr);
   if (it == rec.attrs.end()) return false;
+  if (w.flag) {
+    const bool on = it->second == w.attr;
+    return (w.op == "EQ") == (on == (w.value == "YES"));
+  }
   const std::string& have = it->second;
   if (w.op == "LK") return matches_generic(w.value, have);
   if (w.op == "NL") return !matches_generic(w.value, have);
@@ -747,7 +848,7 @@ bool filters_hold(const display_request& req, const object_record& rec) {
 }
 
 // The lines of one object: its details line, then the name and type, then the attributes asked for in
-// alphabetical order (all of them with ALL).
+// alphabetical order (all of them with ALL), each only where the object has it.
 void show(const object_record& rec, const display_request& req, std::vector<std::string>& lines) {
   const object_family family = family_of(rec.type);
   lines.emplace_back(messages_of(family).details);
@@ -767,26 +868,45 @@ exec_outcome display_objects(const object_catalog& catalog, const command& cmd,
                              std::vector<object_type> types) {
   display_request req;
   req.types = std::move(types);
+  req.lookup_types = req.types;  // DISPLAY QUEUE: all four, whatever TYPE(...) narrows the display to
   if (auto f = read_display(catalog, cmd, req, cmd.object_type == "QUEUE")) return *f;
   const std::string pattern = cmd.name ? cmd.name->text : std::string("*");
+  // "ALL is assumed by default if no specific attributes are requested and the name is not generic"
+  // [I] IBM DISPLAY QUEUE; a generic name with none shows the name and type only.
+  const bool generic = !cmd.name || cmd.name->is_generic();
+  if (!req.explicit_attrs && !generic) req.all = true;
   exec_outcome out;
+  std::size_t matched = 0;
   const object_family family = family_of(req.types.front());
   for (const object_record* rec : catalog.list(family)) {
     if (std::find(req.types.begin(), req.types.end(), rec->type) == req.types.end()) continue;
-    if (!matches_generic(pattern, rec->name) || !filters_hold(req, *rec)) continue;
-    show(*rec, req, out.lines);
+    if (!req.chltype.empty() && rec->text("CHLTYPE") != req.chltype) continue;
+    if (!matches_generic(pattern, rec->name)) continue;
+    ++matched;
+    if (filters_hold(req, *rec)) show(*rec, req, out.lines);
   }
-  if (out.lines.empty()) {
-    // IBM reports a DISPLAY that matches nothing as an object not found [I] (AMQ8147E).
+  // IBM reports a DISPLAY whose name matches nothing as an object not found [I] (AMQ8147E); one whose
+  // filters leave nothing shows nothing and has worked [I].
+  if (matched == 0)
     return failure(exec_status::failed, line("IMB1044E", cmd, "object '" + pattern + "' not found"));
-  }
   return out;
 }
 
 // --- QMGR ---------------------------------------------------------------------------------------
 
+// IBM's QMID: the queue manager's name, creation date and time [I] (QM1_2026-11-29_19.08.32).
+std::string qmid_of(const object_record& qm) {
+  return qm.name + "_" + std::string(qm.text("CRDATE")) + "_" + std::string(qm.text("CRTIME"));
+}
+
 object_record full_qmgr(const object_catalog& catalog) {
-  return complete(catalog.qmgr(), object_type::qmgr, catalog.qmgr_name(), "");
+  object_record r = complete(catalog.qmgr(), object_type::qmgr, catalog.qmgr_name(), "");
+  // The read-only values are IBM's constants, whatever an older catalog holds.
+  for (const attr_spec& s : schema_of(object_type::qmgr))
+    if (s.read_only && !s.default_value.empty())
+      r.attrs[std::string(s.keyword)] = std::string(s.default_value);
+  r.attrs["QMID"] = qmid_of(r);
+  return r;
 }
 
 exec_outcome alter_qmgr(object_catalog& catalog, const command& cmd, const exec_context& ctx) {
@@ -802,21 +922,21 @@ exec_outcome alter_qmgr(object_catalog& catalog, const command& cmd, const exec_
 exec_outcome display_qmgr(const object_catalog& catalog, const command& cmd) {
   display_request req;
   req.types = {object_type::qmgr};
+  req.lookup_types = req.types;
   if (auto f = read_display(catalog, cmd, req, false)) return *f;
   // DISPLAY QMGR with no attribute shows them all [I] IBM (ALL is its default).
-  if (req.attrs.empty()) req.all = true;
+  if (!req.explicit_attrs) req.all = true;
   const object_record rec = full_qmgr(catalog);
   exec_outcome out;
-  if (!filters_hold(req, rec))
-    return failure(exec_status::failed, line("IMB1044E", cmd, "the queue manager does not match"));
-  show(rec, req, out.lines);
+  // Filtered out: nothing shown, and the command has worked (as DISPLAY of objects does).
+  if (filters_hold(req, rec)) show(rec, req, out.lines);
   return out;
 }
 
 // --- AUTHREC ------------------------------------------------------------------------------------
 
 struct authrec_params {
-  std::optional<std::string> profile, objtype, principal, group;
+  std::optional<std::string> profile, objtype, principal, group, match;
   std::vector<std::string> add, remove;
   bool has_add = false, has_remove = false;
 };
@@ -861,8 +981,22 @@ std::optional<exec_outcome> read_authrec(const command& cmd, authrec_params& a, 
               line("IMB1041E", cmd, "keyword " + p.keyword + ": value '" + v.text + "' is not an authority"));
         list.push_back(std::move(w));
       }
-    } else if (!set && (p.keyword == "MATCH" || p.keyword == "ALL" || p.keyword == "ENTTYPE" ||
-                        p.keyword == "ENTITY" || p.keyword == "AUTHLIST")) {
+    } else if (!set && p.keyword == "MATCH") {
+      f = one(a.match);
+      if (!f) {
+        a.match = upper_text(*a.match);
+        if (*a.match == "MEMBERSHIP")
+          f = failure(exec_status::unsupported,
+                      line("IMB1050E", cmd,
+                           "keyword MATCH(MEMBERSHIP) is not implemented by imsbridge: it needs the "
+                           "operating system's group membership"));
+        else if (*a.match != "PROFILE" && *a.match != "EXACT")
+          f = failure(exec_status::failed, line("IMB1041E", cmd,
+                                                "keyword MATCH: value '" + *a.match +
+                                                    "' is not one of PROFILE, EXACT, MEMBERSHIP"));
+      }
+    } else if (!set && (p.keyword == "ALL" || p.keyword == "ENTTYPE" || p.keyword == "ENTITY" ||
+                        p.keyword == "AUTHLIST")) {
       continue;
     } else if (p.keyword == "SERVCOMP") {
       continue;
@@ -896,15 +1030,39 @@ bool same_entity(const authority_record& r, const authrec_params& a) {
          r.group == a.group.value_or("");
 }
 
+// AUTHADD/AUTHRMV words as the individual authorities of the OBJTYPE; the failure when one does not
+// apply to it.
+std::optional<exec_outcome> expand_authorities(const command& cmd, std::string_view keyword,
+                                               const std::string& objtype,
+                                               const std::vector<std::string>& words,
+                                               std::set<std::string>& out) {
+  for (const std::string& w : words) {
+    authority_expansion e = expand_authority(objtype, w);
+    if (!e.applies)
+      return failure(exec_status::failed, line("IMB1041E", cmd,
+                                               "keyword " + std::string(keyword) + ": authority " + w +
+                                                   " does not apply to OBJTYPE(" + objtype + ")"));
+    out.insert(e.words.begin(), e.words.end());
+  }
+  return std::nullopt;
+}
+
 exec_outcome set_authrec(object_catalog& catalog, const command& cmd) {
   authrec_params a;
   if (auto f = read_authrec(cmd, a, true)) return *f;
   if (auto f = require_entity(cmd, a, catalog)) return *f;
   if (!a.has_add && !a.has_remove)
     return failure(exec_status::failed, line("IMB1046E", cmd, "keyword AUTHADD or AUTHRMV is required"));
+  std::set<std::string> add, remove;
+  if (auto f = expand_authorities(cmd, "AUTHADD", *a.objtype, a.add, add)) return *f;
+  if (auto f = expand_authorities(cmd, "AUTHRMV", *a.objtype, a.remove, remove)) return *f;
   auto& recs = catalog.authrecs();
   auto it =
       std::find_if(recs.begin(), recs.end(), [&](const authority_record& r) { return same_entity(r, a); });
+  if (it == recs.end() && !a.has_add)
+    return failure(exec_status::failed, line("IMB1044E", cmd,
+                                             "no authority record for profile '" + *a.profile +
+                                                 "' and that entity: nothing to remove"));
   authority_record rec;
   if (it != recs.end()) rec = *it;
   rec.profile = *a.profile;
@@ -912,14 +1070,10 @@ exec_outcome set_authrec(object_catalog& catalog, const command& cmd) {
   rec.principal = a.principal.value_or("");
   rec.group = a.group.value_or("");
   std::set<std::string> auths(rec.authorities.begin(), rec.authorities.end());
-  for (const auto& w : a.remove) {
-    if (w == "ALL")
-      auths.clear();
-    else
-      auths.erase(w);
-  }
-  for (const auto& w : a.add)
-    if (w != "NONE") auths.insert(w);
+  for (const auto& w : remove) auths.erase(w);
+  auths.insert(add.begin(), add.end());
+  // A record whose authorities are all removed stays, shown as AUTHLIST(NONE): "*ALL leaves the profile
+  // in existence with no authorities" (only DELETE AUTHREC removes it) [I] IBM RVKMQMAUT.
   rec.authorities.assign(auths.begin(), auths.end());
   if (it != recs.end())
     *it = std::move(rec);
@@ -947,7 +1101,11 @@ exec_outcome display_authrec(const object_catalog& catalog, const command& cmd) 
   if (auto f = read_authrec(cmd, a, false)) return *f;
   exec_outcome out;
   for (const authority_record& r : catalog.authrecs()) {
-    if (a.profile && r.profile != *a.profile && !matches_generic(*a.profile, r.profile)) continue;
+    // MATCH(PROFILE), the default: the stored profiles that cover the given name (IBM: PROFILE(ABCD)
+    // returns ABCD, ABC* and AB*); MATCH(EXACT): only that profile [I] IBM DISPLAY AUTHREC.
+    const bool exact = a.match && *a.match == "EXACT";
+    if (a.profile && r.profile != *a.profile && (exact || !generic_profile_matches(r.profile, *a.profile)))
+      continue;
     if (a.objtype && r.objtype != *a.objtype) continue;
     if (a.principal && r.principal != *a.principal) continue;
     if (a.group && r.group != *a.group) continue;
@@ -1110,12 +1268,16 @@ result<object_catalog> new_queue_manager(std::string_view qmgr_name, names::fs_p
   if (!defxmitq.empty())
     if (auto p = names::check_mq_object_name(defxmitq, names::mq_object_type::queue))
       return bad("defxmitq", p->reason);
+  // One queue cannot be both: the dead-letter queue is USAGE(NORMAL), a transmission queue USAGE(XMITQ).
+  if (!deadq.empty() && deadq == defxmitq)
+    return bad("defxmitq", "is the same queue as the dead-letter queue");
 
   object_catalog catalog(std::string(qmgr_name), profile);
   object_record qm = schema_defaults(object_type::qmgr, qmgr_name);
   qm.attrs["DEADQ"] = std::string(deadq);
   qm.attrs["DEFXMITQ"] = std::string(defxmitq);
   stamp(qm, ctx, true);
+  qm.attrs["QMID"] = qmid_of(qm);
   catalog.qmgr() = std::move(qm);
 
   std::vector<object_record> objects;

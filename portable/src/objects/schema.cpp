@@ -222,7 +222,9 @@ std::vector<attr_spec> build(object_type type) {
       t.push_back(channels(integer("SEQWRAP", 100, nines, "999999999"), sr));
       t.push_back(channels(integer("SHORTRTY", 0, nines, "10"), chl_sdr));
       t.push_back(channels(integer("SHORTTMR", 0, 999999, "60"), chl_sdr));
-      t.push_back(channels(keyword("SSLCAUTH", "REQUIRED OPTIONAL", "REQUIRED"), chl_all));
+      // Only where the channel is the TLS server end: IBM lists it for RCVR, RQSTR, CLUSRCVR, SVR and
+      // SVRCONN, not for senders [I] IBM DEFINE CHANNEL.
+      t.push_back(channels(keyword("SSLCAUTH", "REQUIRED OPTIONAL", "REQUIRED"), chl_rcvr | chl_svrconn));
       t.push_back(channels(string("SSLCIPH", 32), chl_all));
       t.push_back(channels(
           out_of_scope(keyword("TRPTYPE", "TCP", "TCP"), "LU62 NETBIOS SPX", "only TCP is implemented"),
@@ -249,6 +251,16 @@ std::vector<attr_spec> build(object_type type) {
       t.push_back(keyword("CHAD", event_words, "DISABLED"));
       t.push_back(keyword("CHLEV", "ENABLED DISABLED EXCEPTION", "DISABLED"));
       t.push_back(read_only(string("CMDLEVEL", 12, "930")));  // [D] the command level imsbridge shows
+      // Read-only attributes DISPLAY QMGR shows on IBM MQ [I] (IBM DISPLAY QMGR): the command queue, the
+      // highest priority, distribution-list and syncpoint support, and the version matching CMDLEVEL.
+      t.push_back(read_only(name("COMMANDQ", mq_object_type::queue, "SYSTEM.ADMIN.COMMAND.QUEUE")));
+      t.push_back(read_only(keyword("DISTL", "YES NO", "YES")));
+      t.push_back(read_only(integer("MAXPRTY", 0, 9, "9")));
+      // IBM's QMID is the name, creation date and time: QM1_2026-11-29_19.08.32 [I]. Filled in by the
+      // executor from CRDATE/CRTIME.
+      t.push_back(read_only(string("QMID", 48)));
+      t.push_back(read_only(flag("SYNCPT", "", "SYNCPT")));
+      t.push_back(read_only(string("VERSION", 8, "09030000")));
       t.push_back(name("DEADQ", mq_object_type::queue));
       t.push_back(name("DEFXMITQ", mq_object_type::queue));
       t.push_back(descr());
@@ -535,6 +547,127 @@ bool is_authority_word(std::string_view word) noexcept {
       "PUT", "SET",    "SETALL", "SETID", "SYSTEM", "PUB",    "SUB", "RESUME",
   };
   return std::find(std::begin(words), std::end(words), word) != std::end(words);
+}
+
+namespace {
+
+// The authorities of one OBJTYPE: its MQI ones (ALLMQI), its administration ones (ALLADM) and the others
+// that neither group holds (CRT: "MQZAO_ALL_ADMIN includes all the authorizations relevant to the object
+// type, except MQZAO_CREATE" [C] IBM authorizations for PCF commands; SYSTEM on the queue manager).
+struct objtype_authorities {
+  std::string_view objtype;
+  std::string_view mqi;
+  std::string_view adm;
+  std::string_view other;
+};
+
+// IBM's dspmqaut table of authorities per object type and MQ Explorer's "Authorities you can set on IBM MQ
+// objects" [C] for QUEUE, QMGR, PROCESS, NAMELIST, AUTHINFO (browse/get/put/pass*/clr only on queues,
+// altusr/connect only on the queue manager, set on queue, process, qmgr, authinfo, setall/setid on queue
+// and qmgr; ctrl on channel, listener and service, ctrlx on channel). The rest [I]: ALLADM of QMGR as
+// CHG DLT DSP (no CTRL: Explorer gives Ctrl "No" for the queue manager), RQMNAME PUT only, TOPIC and
+// COMMINFO from IBM's setmqaut descriptions.
+constexpr objtype_authorities authority_table[] = {
+    {"QUEUE", "BROWSE GET INQ PASSALL PASSID PUT SET SETALL SETID", "CHG CLR DLT DSP", "CRT"},
+    {"QMGR", "ALTUSR CONNECT INQ SET SETALL SETID", "CHG DLT DSP", "CRT SYSTEM"},
+    {"PROCESS", "INQ SET", "CHG DLT DSP", "CRT"},
+    {"NAMELIST", "INQ", "CHG DLT DSP", "CRT"},
+    {"AUTHINFO", "INQ SET", "CHG DLT DSP", "CRT"},
+    {"CHANNEL", "", "CHG CTRL CTRLX DLT DSP", "CRT"},
+    {"CLNTCONN", "", "CHG DLT DSP", "CRT"},
+    {"LISTENER", "", "CHG CTRL DLT DSP", "CRT"},
+    {"SERVICE", "", "CHG CTRL DLT DSP", "CRT"},
+    {"COMMINFO", "", "CHG DLT DSP", "CRT"},
+    {"RQMNAME", "PUT", "", ""},
+    {"TOPIC", "PASSALL PASSID PUB RESUME SETALL SETID SUB", "CHG CLR CTRL DLT DSP", "CRT"},
+};
+
+void append_words(std::string_view words, std::vector<std::string>& out) {
+  std::size_t i = 0;
+  while (i < words.size()) {
+    std::size_t j = words.find(' ', i);
+    if (j == std::string_view::npos) j = words.size();
+    if (j > i) out.emplace_back(words.substr(i, j - i));
+    i = j + 1;
+  }
+}
+
+// One qualifier against one pattern qualifier: '?' any one character, '*' any run of characters.
+bool qualifier_matches(std::string_view pat, std::string_view q) noexcept {
+  std::size_t p = 0, n = 0, star = std::string_view::npos, mark = 0;
+  while (n < q.size()) {
+    if (p < pat.size() && (pat[p] == '?' || pat[p] == q[n])) {
+      ++p;
+      ++n;
+    } else if (p < pat.size() && pat[p] == '*') {
+      star = p++;
+      mark = n;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      n = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pat.size() && pat[p] == '*') ++p;
+  return p == pat.size();
+}
+
+std::vector<std::string_view> qualifiers(std::string_view s) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  for (;;) {
+    const std::size_t j = s.find('.', i);
+    out.push_back(s.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i));
+    if (j == std::string_view::npos) break;
+    i = j + 1;
+  }
+  return out;
+}
+
+bool qualifiers_match(const std::vector<std::string_view>& pat, std::size_t p,
+                      const std::vector<std::string_view>& name, std::size_t n) noexcept {
+  if (p == pat.size()) return n == name.size();
+  if (pat[p] == "**") {
+    for (std::size_t k = n; k <= name.size(); ++k)
+      if (qualifiers_match(pat, p + 1, name, k)) return true;
+    return false;
+  }
+  return n < name.size() && qualifier_matches(pat[p], name[n]) && qualifiers_match(pat, p + 1, name, n + 1);
+}
+
+}  // namespace
+
+bool generic_profile_matches(std::string_view profile, std::string_view name) {
+  if (profile == name) return true;
+  return qualifiers_match(qualifiers(profile), 0, qualifiers(name), 0);
+}
+
+authority_expansion expand_authority(std::string_view objtype, std::string_view word) {
+  authority_expansion out;
+  const objtype_authorities* row = nullptr;
+  for (const auto& r : authority_table)
+    if (r.objtype == objtype) row = &r;
+  if (row == nullptr || !is_authority_word(word)) return out;
+  if (word == "NONE") {
+    out.applies = true;
+    return out;
+  }
+  if (word == "ALLMQI" || word == "ALL") append_words(row->mqi, out.words);
+  if (word == "ALLADM" || word == "ALL") append_words(row->adm, out.words);
+  // ALL is "the union of alladm, allmqi and system appropriate to the object type" [I] IBM setmqaut.
+  if (word == "ALL" && has_word(row->other, "SYSTEM")) out.words.emplace_back("SYSTEM");
+  if (word == "ALL" || word == "ALLMQI" || word == "ALLADM") {
+    // A group that is empty for the type (ALLMQI of a channel) grants nothing but is not wrong [I].
+    out.applies = true;
+    std::sort(out.words.begin(), out.words.end());
+    return out;
+  }
+  if (has_word(row->mqi, word) || has_word(row->adm, word) || has_word(row->other, word)) {
+    out.applies = true;
+    out.words.emplace_back(word);
+  }
+  return out;
 }
 
 bool is_authrec_objtype(std::string_view word) noexcept {

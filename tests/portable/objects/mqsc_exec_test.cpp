@@ -244,8 +244,11 @@ TEST(DefineQlocal, CopiesDefaultsFromSystemDefaultLocalQueue) {
   EXPECT_EQ(queue(c, "B").text("SHARE"), "NOSHARE");
 }
 
-TEST(DefineQlocal, UsesSchemaDefaultsWithoutDefaultObject) {
+TEST(DefineQlocal, RedefiningTheDefaultObjectUsesSchemaDefaults) {
+  // Without SYSTEM.DEFAULT.LOCAL.QUEUE a DEFINE without LIKE fails (exec_review_test.cpp); the default
+  // object itself can be defined again, from the schema's defaults.
   object_catalog c("QMX", names::fs_profile::posix);
+  applied(c, "DEFINE QLOCAL(SYSTEM.DEFAULT.LOCAL.QUEUE)");
   applied(c, "DEFINE QLOCAL(B)");
   EXPECT_EQ(queue(c, "B").text("MAXDEPTH"), "5000");
   EXPECT_EQ(queue(c, "B").text("DEFPSIST"), "NO");
@@ -644,14 +647,30 @@ TEST(Delete, NotFoundOrOtherTypeFails) {
 
 // --- DISPLAY --------------------------------------------------------------------------------------
 
-TEST(Display, NameAndTypeOnlyWithoutAttributeList) {
+TEST(Display, NameAndTypeOnlyWithoutAttributeListForAGenericName) {
   object_catalog c = fresh();
   applied(c, "DEFINE QLOCAL(A)");
-  exec_outcome o = run(c, "DISPLAY QLOCAL(A)");
+  exec_outcome o = run(c, "DISPLAY QLOCAL(A*)");
   EXPECT_EQ(o.status, exec_status::ok);
   EXPECT_FALSE(o.changed);
   EXPECT_THAT(o.lines, ElementsAre("IMB1004I: Display queue details.",
                                    "   QUEUE(A)                                TYPE(QLOCAL)"));
+}
+
+TEST(Display, ExactNameWithoutAttributeListShowsAll) {
+  // IBM: "ALL is assumed by default if no specific attributes are requested and the name is not generic".
+  object_catalog c = fresh();
+  applied(c, "DEFINE QLOCAL(A) MAXDEPTH(7)");
+  exec_outcome o = run(c, "DISPLAY QLOCAL(A)");
+  EXPECT_EQ(o.status, exec_status::ok);
+  EXPECT_EQ(o.lines, run(c, "DISPLAY QLOCAL(A) ALL").lines);
+  std::string all;
+  for (const auto& l : o.lines) all += l + "\n";
+  EXPECT_THAT(all, AllOf(HasSubstr("MAXDEPTH(7)"), HasSubstr("USAGE(NORMAL)"), HasSubstr("   SHARE")));
+  EXPECT_THAT(run(c, "DISPLAY QUEUE(SYSTEM.DEFAULT.LOCAL.QUEUE)").lines,
+              testing::Contains(HasSubstr("MAXDEPTH(5000)")));
+  // One attribute asked for: only that one.
+  EXPECT_EQ(run(c, "DISPLAY QLOCAL(A) DESCR").lines.size(), 3u);
 }
 
 TEST(Display, AttributeListTwoPerLineAlphabetical) {
@@ -732,7 +751,7 @@ TEST(Display, WhereComparesIntegersAndWords) {
   EXPECT_THAT(names("DISPLAY QLOCAL(W.*) WHERE(MAXDEPTH GE 10)"), ElementsAre("W.A", "W.B"));
   EXPECT_THAT(names("DISPLAY QLOCAL(W.*) WHERE(MAXDEPTH LT 10)"), ElementsAre());
   // The WHERE attribute is shown.
-  EXPECT_THAT(run(c, "DISPLAY QLOCAL(W.A) WHERE(MAXDEPTH EQ 10)").lines.back(), HasSubstr("MAXDEPTH(10)"));
+  EXPECT_THAT(run(c, "DISPLAY QLOCAL(W.A*) WHERE(MAXDEPTH EQ 10)").lines.back(), HasSubstr("MAXDEPTH(10)"));
 }
 
 TEST(Display, WhereLikeAndNotLike) {
@@ -769,11 +788,11 @@ TEST(Display, WhereErrorsAreReported) {
 
 TEST(Display, EveryObjectTypeHasItsDetailsLine) {
   object_catalog c = fresh();
-  EXPECT_THAT(run(c, "DISPLAY STGCLASS(DEFAULT)").lines,
+  EXPECT_THAT(run(c, "DISPLAY STGCLASS(DEFAULT*)").lines,
               ElementsAre("IMB1008I: Display storage class details.", "   STGCLASS(DEFAULT)"));
   EXPECT_THAT(run(c, "DISPLAY PROCESS(SYSTEM.DEFAULT.PROCESS)").lines[0],
               "IMB1016I: Display process details.");
-  EXPECT_THAT(run(c, "DISPLAY CHANNEL(SYSTEM.DEF.SENDER)").lines,
+  EXPECT_THAT(run(c, "DISPLAY CHANNEL(SYSTEM.DEF.SENDER*)").lines,
               ElementsAre("IMB1020I: Display channel details.",
                           "   CHANNEL(SYSTEM.DEF.SENDER)              CHLTYPE(SDR)"));
   EXPECT_THAT(run(c, "DISPLAY CHANNEL(*) CHLTYPE(RCVR)").lines,
@@ -934,11 +953,11 @@ TEST(End, StopsTheCaller) {
 
 TEST(RunScript, EchoesAndSummarises) {
   object_catalog c = fresh();
-  script_outcome o = run_script(c, "DEFINE QLOCAL(A)\nDEFINE QLOCAL(B) +\n  MAXDEPTH(5)\nDIS QL(A)\n", ctx);
+  script_outcome o = run_script(c, "DEFINE QLOCAL(A)\nDEFINE QLOCAL(B) +\n  MAXDEPTH(5)\nDIS QL(A*)\n", ctx);
   EXPECT_THAT(
       o.lines,
       ElementsAre("     1 : DEFINE QLOCAL(A)", "IMB1001I: Queue created.", "     2 : DEFINE QLOCAL(B) +",
-                  "       :   MAXDEPTH(5)", "IMB1001I: Queue created.", "     3 : DIS QL(A)",
+                  "       :   MAXDEPTH(5)", "IMB1001I: Queue created.", "     3 : DIS QL(A*)",
                   "IMB1004I: Display queue details.",
                   "   QUEUE(A)                                TYPE(QLOCAL)", "", "3 MQSC commands read.",
                   "No commands have a syntax error.", "All valid MQSC commands were processed."));

@@ -102,6 +102,20 @@ checked_list check_list(const attr_spec& spec, const std::vector<mqsc::mqsc_valu
 
 // Authorities SET AUTHREC accepts in AUTHADD / AUTHRMV (IBM's setmqaut words [I]).
 bool is_authority_word(std::string_view word) noexcept;
+// An AUTHADD/AUTHRMV word for an OBJTYPE: `applies` false when the authority does not apply to that type
+// (BROWSE on QMGR) or the OBJTYPE is unknown; `words` the individual authorities it stands for (ALL,
+// ALLADM and ALLMQI expanded to those of the type, sorted; NONE gives none).
+struct authority_expansion {
+  bool applies = false;
+  std::vector<std::string> words;
+};
+authority_expansion expand_authority(std::string_view objtype, std::string_view word);
+
+// Whether an OAM generic profile covers a name [I] IBM "Using OAM generic profiles": '?' any one
+// character, '*' any characters within one qualifier (between dots), a '**' qualifier any number of
+// qualifiers (none included); otherwise characters compare exactly. A profile equal to the name matches.
+bool generic_profile_matches(std::string_view profile, std::string_view name);
+
 // OBJTYPE values of SET/DELETE/DISPLAY AUTHREC [I].
 bool is_authrec_objtype(std::string_view word) noexcept;
 
