@@ -154,7 +154,10 @@ bool object_catalog::erase(object_family family, std::string_view name) {
   auto it = m.find(name);
   if (it == m.end()) return false;
   m.erase(it);
-  if (is_file_family(family)) file_names(family).erase(name);
+  if (is_file_family(family)) {
+    file_names(family).erase(name);
+    erased_.emplace(family, std::string(name));
+  }
   return true;
 }
 

@@ -127,6 +127,22 @@ TEST(ObjectCatalog, ErasingFreesTheFileName) {
   EXPECT_EQ(c.file_names(object_family::queue).size(), 0u);
 }
 
+TEST(ObjectCatalog, ErasedRemembersDeletedFileObjectsUntilCleared) {
+  object_catalog c("QM1", names::fs_profile::posix);
+  ASSERT_TRUE(c.put(make(object_type::qlocal, "Q")).ok());
+  ASSERT_TRUE(c.put(make(object_type::channel, "CH")).ok());
+  EXPECT_TRUE(c.erased().empty());
+  ASSERT_TRUE(c.put(make(object_type::qlocal, "Q", {{"MAXDEPTH", "1"}})).ok());  // REPLACE: not erased
+  EXPECT_TRUE(c.erased().empty());
+  ASSERT_TRUE(c.erase(object_family::queue, "Q"));
+  ASSERT_TRUE(c.erase(object_family::channel, "CH"));  // not a file: nothing to remember
+  ASSERT_TRUE(c.put(make(object_type::qlocal, "Q")).ok());
+  EXPECT_EQ(c.erased().size(), 1u);
+  EXPECT_EQ(c.erased().count({object_family::queue, "Q"}), 1u);
+  c.clear_erased();
+  EXPECT_TRUE(c.erased().empty());
+}
+
 TEST(ObjectCatalog, InvalidNameIsRefusedAndNothingChanges) {
   object_catalog c("QM1", names::fs_profile::posix);
   auto r = c.put(make(object_type::qlocal, "BAD NAME"));

@@ -12,8 +12,10 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "imsb/core/result.hpp"
@@ -98,8 +100,15 @@ class object_catalog {
   // the queue family (DEFINE QLOCAL(X) REPLACE over a QLOCAL only; the executor refuses type changes).
   result<std::string> put(object_record rec);
 
-  // Removes the object and frees its file name. False if there was none.
+  // Removes the object and frees its file name. False if there was none. The name is also remembered in
+  // erased() until clear_erased(), so that the store can tell a queue deleted and defined again since the
+  // catalog was loaded (its file must start empty) from one that was only replaced (its file is kept).
   bool erase(object_family family, std::string_view name);
+
+  // Objects of the file families erased since construction, decode or the last clear_erased(), as
+  // (family, name) pairs; a name that is in the catalog again was deleted and defined again.
+  const std::set<std::pair<object_family, std::string>>& erased() const noexcept { return erased_; }
+  void clear_erased() noexcept { erased_.clear(); }
 
   // Every object of a family, in name order (std::string order).
   std::vector<const object_record*> list(object_family family) const;
@@ -130,6 +139,7 @@ class object_catalog {
       listeners_;
   names::file_name_map queue_files_, namelist_files_, process_files_;
   std::vector<authority_record> authrecs_;
+  std::set<std::pair<object_family, std::string>> erased_;
 };
 
 // MQSC generic-name matching for DISPLAY and dspmqfls: "*" matches everything, "ABC*" every name that
