@@ -4,19 +4,23 @@
 //      Name=queue.manager
 //      Prefix=/var/mqm
 //      Directory=queue!manager
+//      Owner=imsbridge
 //      FileSystem=posix
 //
-// Name, Prefix and Directory are IBM's keys [I]; FileSystem (posix | case_insensitive | fat83) is ours
-// [D]: the profile the folder name and the object file names were made under, which must stay the same
-// for the queue manager's life. Reading is tolerant: blank lines, comments ('#' or ';' first), other
-// stanzas (IBM's AllQueueManagers:, DefaultPrefix:, LogDefaults: ...) and unknown keys are kept as they
-// are and written back unchanged; keys compare without case; a missing FileSystem means posix. A line
-// that is none of these, a QueueManager stanza without Name or Directory, a Directory that is not one
-// plain folder name (so nothing outside <prefix>/qmgrs/ is ever touched) and a Name or Directory given
-// twice are errors naming the line.
+// Name, Prefix and Directory are IBM's keys [I]; Owner and FileSystem (posix | case_insensitive | fat83)
+// are ours [D]. Owner=imsbridge marks the stanzas we wrote: a QueueManager stanza without it is IBM
+// MQ's (Name= Prefix= Directory= DataPath= InstallationName= [I]) and is never listed, opened, removed
+// or checked by us — only kept. FileSystem is the profile the folder name and the object file names
+// were made under, which must stay the same for the queue manager's life. Reading is tolerant: blank lines,
+// comments ('#' or ';' first), other stanzas (IBM's AllQueueManagers:, DefaultPrefix:, LogDefaults: ...) and
+// unknown keys are kept as they are and written back unchanged; keys compare without case; a missing
+// FileSystem means posix. A line that is none of these, and in our stanzas: a missing Name or Directory, a
+// Directory that is not one plain folder name (so nothing outside <prefix>/qmgrs/ is ever touched) and a Name
+// or Directory given twice are errors naming the line.
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -61,12 +65,18 @@ struct line_error {
   }
 };
 
-// A stanza being read; `entry` fields are filled as keys arrive.
+// A stanza being read; `entry` fields are filled as keys arrive. A problem is kept, not returned at
+// once: it is an error only if the stanza turns out to be ours (Owner= may come last).
 struct open_stanza {
   bool is_qmgr = false;
+  bool ours = false;
   mqs_ini::stanza st;
   bool has_name = false, has_directory = false, has_profile = false;
   line_error at;  // its header line
+  std::optional<decode_error> problem;
+  void note(decode_error e) {
+    if (!problem) problem = std::move(e);
+  }
 };
 
 std::optional<std::string> directory_problem(std::string_view dir) {
@@ -79,6 +89,18 @@ std::optional<std::string> directory_problem(std::string_view dir) {
 
 }  // namespace
 
+bool mqs_ini::ibm_owned() const noexcept {
+  return has_all_queue_managers ||
+         std::any_of(qmgrs.begin(), qmgrs.end(), [](const stanza& st) { return !st.ours; });
+}
+
+const mqs_ini::stanza* mqs_ini::find(std::string_view name) const noexcept {
+  for (const auto& st : qmgrs) {
+    if (st.entry.name == name) return &st;
+  }
+  return nullptr;
+}
+
 std::filesystem::path mqs_ini_path(const std::filesystem::path& prefix) { return prefix / "mqs.ini"; }
 
 result<mqs_ini> parse_mqs_ini(std::string_view text, const std::string& where) {
@@ -86,16 +108,25 @@ result<mqs_ini> parse_mqs_ini(std::string_view text, const std::string& where) {
   std::optional<open_stanza> current;
   const auto close_stanza = [&](std::size_t end_line) -> std::optional<decode_error> {
     if (!current || !current->is_qmgr) return std::nullopt;
+    current->st.end_line = end_line;
+    current->st.ours = current->ours;
+    if (!current->ours) {
+      // IBM MQ's: kept as it is; its Directory only when it is a plain folder name (taken, never used).
+      if (!current->has_directory) current->st.entry.directory.clear();
+      ini.qmgrs.push_back(current->st);
+      return std::nullopt;
+    }
+    if (current->problem) return current->problem;
     if (!current->has_name) return current->at("QueueManager stanza without Name=");
     if (!current->has_directory) return current->at("QueueManager stanza without Directory=");
     for (const auto& other : ini.qmgrs) {
+      if (!other.ours) continue;
       if (other.entry.name == current->st.entry.name)
         return current->at("queue manager '" + other.entry.name + "' is recorded twice");
       if (other.entry.directory == current->st.entry.directory)
         return current->at("queue managers '" + other.entry.name + "' and '" + current->st.entry.name +
                            "' share Directory=" + other.entry.directory);
     }
-    current->st.end_line = end_line;
     ini.qmgrs.push_back(current->st);
     return std::nullopt;
   };
@@ -118,23 +149,36 @@ result<mqs_ini> parse_mqs_ini(std::string_view text, const std::string& where) {
       if (!current) return at("'" + std::string(key) + "=' comes before any stanza");
       if (!current->is_qmgr) continue;
       auto& e = current->st.entry;
-      if (equal_no_case(key, "Name")) {
-        if (current->has_name) return at("Name= given twice in one stanza");
-        if (value.empty()) return at("Name= is empty");
-        e.name = std::string(value);
-        current->has_name = true;
+      if (equal_no_case(key, owner_key)) {
+        current->ours = equal_no_case(value, owner_value);
+      } else if (equal_no_case(key, "Name")) {
+        if (current->has_name) {
+          current->note(at("Name= given twice in one stanza"));
+        } else if (value.empty()) {
+          current->note(at("Name= is empty"));
+        } else {
+          e.name = std::string(value);
+          current->has_name = true;
+        }
       } else if (equal_no_case(key, "Directory")) {
-        if (current->has_directory) return at("Directory= given twice in one stanza");
-        if (auto problem = directory_problem(value)) return at(*problem);
-        e.directory = std::string(value);
-        current->has_directory = true;
+        if (current->has_directory) {
+          current->note(at("Directory= given twice in one stanza"));
+        } else if (auto problem = directory_problem(value)) {
+          current->note(at(*problem));
+        } else {
+          e.directory = std::string(value);
+          current->has_directory = true;
+        }
       } else if (equal_no_case(key, "FileSystem")) {
-        if (current->has_profile) return at("FileSystem= given twice in one stanza");
         const auto profile = fs_profile_from_string(value);
-        if (!profile)
-          return at("FileSystem=" + std::string(value) + " is not posix, case_insensitive or fat83");
-        e.profile = *profile;
-        current->has_profile = true;
+        if (current->has_profile) {
+          current->note(at("FileSystem= given twice in one stanza"));
+        } else if (!profile) {
+          current->note(at("FileSystem=" + std::string(value) + " is not posix, case_insensitive or fat83"));
+        } else {
+          e.profile = *profile;
+          current->has_profile = true;
+        }
       }
       continue;
     }
@@ -142,7 +186,9 @@ result<mqs_ini> parse_mqs_ini(std::string_view text, const std::string& where) {
       if (auto err = close_stanza(ini.lines.size() - 1)) return *err;
       current.emplace();
       current->at = at;
-      current->is_qmgr = equal_no_case(trim(line.substr(0, line.size() - 1)), "QueueManager");
+      const std::string_view stanza_name = trim(line.substr(0, line.size() - 1));
+      current->is_qmgr = equal_no_case(stanza_name, "QueueManager");
+      if (equal_no_case(stanza_name, "AllQueueManagers")) ini.has_all_queue_managers = true;
       current->st.first_line = ini.lines.size() - 1;
       continue;
     }
@@ -172,8 +218,12 @@ result<done> write_mqs_ini(const std::filesystem::path& prefix, const std::vecto
 }
 
 std::vector<std::string> format_stanza(const qmgr_entry& entry, const std::filesystem::path& prefix) {
-  return {"QueueManager:", "   Name=" + entry.name, "   Prefix=" + prefix.string(),
-          "   Directory=" + entry.directory, "   FileSystem=" + std::string(names::to_string(entry.profile))};
+  return {"QueueManager:",
+          "   Name=" + entry.name,
+          "   Prefix=" + prefix.string(),
+          "   Directory=" + entry.directory,
+          "   " + std::string(owner_key) + "=" + std::string(owner_value),
+          "   FileSystem=" + std::string(names::to_string(entry.profile))};
 }
 
 }  // namespace io
@@ -182,7 +232,9 @@ result<std::vector<qmgr_entry>> list_queue_managers(const std::filesystem::path&
   auto ini = io::read_mqs_ini(prefix);
   if (!ini) return ini.error();
   std::vector<qmgr_entry> out;
-  for (const auto& st : ini->qmgrs) out.push_back(st.entry);
+  for (const auto& st : ini->qmgrs) {
+    if (st.ours) out.push_back(st.entry);
+  }
   return out;
 }
 

@@ -32,14 +32,14 @@ class fd_guard {
   int fd_;
 };
 
+}  // namespace
+
 result<done> fsync_folder(const std::filesystem::path& folder) {
   fd_guard fd(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd.get() < 0) return error_from_errno(folder, "open folder", errno);
   if (::fsync(fd.get()) != 0) return error_from_errno(folder, "fsync folder", errno);
   return done{};
 }
-
-}  // namespace
 
 decode_error error_from_errno(const std::filesystem::path& path, std::string_view what, int err) {
   return decode_error{std::error_code(err, std::generic_category()), path.string(), 0,
@@ -73,7 +73,8 @@ result<std::string> read_file(const std::filesystem::path& path) {
   return text;
 }
 
-result<done> write_file_atomically(const std::filesystem::path& path, std::string_view text) {
+result<done> write_file_atomically(const std::filesystem::path& path, std::string_view text, bool* renamed) {
+  if (renamed != nullptr) *renamed = false;
   std::filesystem::path tmp = path;
   tmp += ".tmp";
   fd_guard fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
@@ -94,6 +95,7 @@ result<done> write_file_atomically(const std::filesystem::path& path, std::strin
   if (::fsync(fd.get()) != 0) return fail("fsync", errno);
   if (const int err = fd.close_now(); err != 0) return fail("close", err);
   if (::rename(tmp.c_str(), path.c_str()) != 0) return fail("rename to " + path.string(), errno);
+  if (renamed != nullptr) *renamed = true;
   return fsync_folder(path.parent_path());
 }
 

@@ -16,22 +16,54 @@ namespace imsb::qmgr {
 
 namespace detail {
 
+namespace {
+
+// A system folder whose mqs.ini is IBM MQ's (or cannot be read as ours) is IBM's prefix: our queue
+// managers would be written into IBM's file, and dltmqm would act next to IBM's own [D].
+bool holds_ibm_mqs_ini(const std::filesystem::path& system_dir) {
+  const auto path = io::mqs_ini_path(system_dir);
+  auto text = io::read_file(path);
+  if (!text) return text.error().code != std::errc::no_such_file_or_directory;
+  auto ini = io::parse_mqs_ini(*text, path.string());
+  return !ini || ini->ibm_owned();
+}
+
+}  // namespace
+
 result<prefix_info> default_prefix(const std::filesystem::path& system_dir,
                                    const std::optional<std::string>& home) {
   // IBM's default prefix on UNIX is /var/mqm (seeds/000 [C]); we fall back to the user's home when it
-  // cannot be used, so that crtmqm works without root [D].
+  // cannot be used, so that crtmqm works without root, or when IBM MQ lives there [D].
   struct stat st {};
   if (::stat(system_dir.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode) && ::access(system_dir.c_str(), W_OK) == 0)
+    if (S_ISDIR(st.st_mode) && ::access(system_dir.c_str(), W_OK) == 0 && !holds_ibm_mqs_ini(system_dir))
       return prefix_info{system_dir, "/var/mqm (default)"};
   } else if (errno == ENOENT && ::access(system_dir.parent_path().c_str(), W_OK) == 0) {
     return prefix_info{system_dir, "/var/mqm (default)"};
   }
   if (!home || home->empty())
-    return io::error_of(
-        std::errc::no_such_file_or_directory, "prefix",
-        system_dir.string() + " is not writable and HOME is not set: give --prefix or IMSBRIDGE_PREFIX");
+    return io::error_of(std::errc::no_such_file_or_directory, "prefix",
+                        system_dir.string() +
+                            " is not writable (or is IBM MQ's) and HOME is not set: give --prefix or "
+                            "IMSBRIDGE_PREFIX");
   return prefix_info{std::filesystem::path(*home) / ".imsbridge", "$HOME/.imsbridge (default)"};
+}
+
+result<prefix_info> resolve_prefix(const std::optional<std::string>& option, const char* env_prefix,
+                                   const std::filesystem::path& system_dir,
+                                   const std::optional<std::string>& home) {
+  const auto absolute = [](const std::string& p) {
+    std::error_code ec;
+    auto abs = std::filesystem::absolute(p, ec);
+    return ec ? std::filesystem::path(p) : abs;
+  };
+  if (option) {
+    if (option->empty()) return io::error_of(std::errc::invalid_argument, "--prefix", "the prefix is empty");
+    return prefix_info{absolute(*option), "--prefix"};
+  }
+  if (env_prefix != nullptr && *env_prefix != '\0')
+    return prefix_info{absolute(env_prefix), "IMSBRIDGE_PREFIX"};
+  return default_prefix(system_dir, home);
 }
 
 names::fs_profile decide_profile(bool upper_case_finds_file, bool long_name_kept) noexcept {
@@ -42,19 +74,8 @@ names::fs_profile decide_profile(bool upper_case_finds_file, bool long_name_kept
 }  // namespace detail
 
 result<prefix_info> resolve_prefix(const std::optional<std::string>& option) {
-  const auto absolute = [](const std::string& p) {
-    std::error_code ec;
-    auto abs = std::filesystem::absolute(p, ec);
-    return ec ? std::filesystem::path(p) : abs;
-  };
-  if (option) {
-    if (option->empty()) return io::error_of(std::errc::invalid_argument, "--prefix", "the prefix is empty");
-    return prefix_info{absolute(*option), "--prefix"};
-  }
-  if (const char* env = std::getenv("IMSBRIDGE_PREFIX"); env != nullptr && *env != '\0')
-    return prefix_info{absolute(env), "IMSBRIDGE_PREFIX"};
   const char* home = std::getenv("HOME");
-  return detail::default_prefix("/var/mqm",
+  return detail::resolve_prefix(option, std::getenv("IMSBRIDGE_PREFIX"), "/var/mqm",
                                 home != nullptr ? std::optional<std::string>(home) : std::nullopt);
 }
 

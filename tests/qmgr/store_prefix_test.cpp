@@ -57,15 +57,52 @@ TEST(store_prefix, EnvironmentWhenNoOption) {
 }
 
 TEST(store_prefix, EmptyEnvironmentFallsToTheDefault) {
-  prefix_env env("");
-  auto p = resolve_prefix(std::nullopt);
-  // Which default depends on this machine; it is one of the two, and nothing was made.
-  if (p.ok()) {
-    EXPECT_TRUE(p->source == "/var/mqm (default)" || p->source == "$HOME/.imsbridge (default)") << p->source;
-    EXPECT_NE(p->source, "IMSBRIDGE_PREFIX");
-  } else {
-    EXPECT_EQ(p.error().code, std::errc::no_such_file_or_directory);
+  // Through detail::resolve_prefix, so that neither this machine's /var/mqm nor its HOME decides.
+  imsb::test::temp_dir tmp;
+  const fs::path base = tmp.path();
+  fs::create_directory(base / "mqm");
+  for (const char* env : {"", static_cast<const char*>(nullptr)}) {
+    auto system = detail::resolve_prefix(std::nullopt, env, base / "mqm", std::string("/home/u"));
+    ASSERT_TRUE(system.ok()) << system.error().to_string();
+    EXPECT_EQ(system->path, base / "mqm");
+    EXPECT_EQ(system->source, "/var/mqm (default)");
+    auto home = detail::resolve_prefix(std::nullopt, env, base / "no" / "mqm", std::string("/home/u"));
+    ASSERT_TRUE(home.ok());
+    EXPECT_EQ(home->path, fs::path("/home/u/.imsbridge"));
+    EXPECT_EQ(home->source, "$HOME/.imsbridge (default)");
   }
+  EXPECT_EQ(entries_of(base), std::vector<std::string>{"mqm"});  // nothing was made
+  // The environment and the option still come first.
+  auto env = detail::resolve_prefix(std::nullopt, "/tmp/imsb-env", base / "mqm", std::string("/home/u"));
+  ASSERT_TRUE(env.ok());
+  EXPECT_EQ(env->source, "IMSBRIDGE_PREFIX");
+  auto option = detail::resolve_prefix(std::string("/tmp/o"), "/tmp/imsb-env", base / "mqm", std::nullopt);
+  ASSERT_TRUE(option.ok());
+  EXPECT_EQ(option->source, "--prefix");
+}
+
+TEST(store_prefix, DefaultIsNotASystemFolderThatIbmMqUses) {
+  imsb::test::temp_dir tmp;
+  const fs::path mqm = fs::path(tmp.path()) / "mqm";
+  fs::create_directory(mqm);
+  const auto pick = [&](const std::string& ini) {
+    spit(mqm / "mqs.ini", ini);
+    auto p = detail::default_prefix(mqm, std::string("/home/u"));
+    EXPECT_TRUE(p.ok()) << ini;
+    return p.ok() ? p->path : fs::path();
+  };
+  const fs::path home = "/home/u/.imsbridge";
+  EXPECT_EQ(pick("AllQueueManagers:\n   DefaultPrefix=/var/mqm\n"), home);
+  EXPECT_EQ(pick("QueueManager:\n   Name=QMIBM\n   Prefix=/var/mqm\n   Directory=QMIBM\n"
+                 "   DataPath=/var/mqm/qmgrs/QMIBM\n   InstallationName=Installation1\n"),
+            home);
+  EXPECT_EQ(pick("something we cannot read\n"), home);
+  // Our own mqs.ini (or none) keeps it.
+  EXPECT_EQ(pick("QueueManager:\n   Name=QM1\n   Directory=QM1\n   Owner=imsbridge\n   FileSystem=posix\n"),
+            mqm);
+  EXPECT_EQ(pick(""), mqm);
+  fs::remove(mqm / "mqs.ini");
+  EXPECT_EQ(detail::default_prefix(mqm, std::string("/home/u"))->path, mqm);
 }
 
 TEST(store_prefix, RelativePrefixesBecomeAbsolute) {
@@ -143,16 +180,22 @@ TEST_F(mqs_ini_test, ReadsIbmStyleStanzasTolerantly) {
       "QueueManager:\r\n"
       "   Name=QM1\r\n"
       "   Prefix=/var/mqm\r\n"
+      "   Owner=imsbridge\r\n"
       "   Directory=QM1\r\n"  // no FileSystem: posix
+      "QueueManager:\n"
+      "   Name=QMIBM\n"  // IBM's: not ours, not listed
+      "   Directory=QMIBM\n"
       "QueueManager:\n"
       "\tname = queue.manager2 \n"
       "   ; a comment inside\n"
       "   DIRECTORY=queue!ma.000\n"
       "   FileSystem=fat83\n"
+      "   owner = IMSBRIDGE\n"
       "   DataPath=/elsewhere\n"  // unknown keys are kept, not interpreted
       "QueueManager:\n"
       "   FileSystem=case_insensitive\n"
       "   Directory=qm3\n"
+      "   Owner=imsbridge\n"
       "   Name=qm3");  // no final newline
   ASSERT_TRUE(list.ok()) << list.error().to_string();
   ASSERT_EQ(list->size(), 3u);
@@ -169,20 +212,23 @@ TEST_F(mqs_ini_test, ReadsIbmStyleStanzasTolerantly) {
 }
 
 TEST_F(mqs_ini_test, MalformedFilesNameTheLine) {
-  expect_error_at("QueueManager:\n   Name=QM1\n   Directory=QM1\njunk\n", 4, "junk");
+  // Our stanzas (Owner=imsbridge) are checked; the marker may come anywhere in the stanza.
+  const std::string own = "   Owner=imsbridge\n";
+  expect_error_at("QueueManager:\n   Name=QM1\n   Directory=QM1\n" + own + "junk\n", 5, "junk");
   expect_error_at("\n   Name=QM1\n", 2, "before any stanza");
-  expect_error_at(
-      "QueueManager:\n   Name=QM1\n   Directory=QM1\n\nQueueManager:\n   Name=QM2\n   Directory=QM1\n", 5,
-      "share");
-  expect_error_at("QueueManager:\n   Directory=QM1\n", 1, "without Name");
-  expect_error_at("X:\n   a=b\nQueueManager:\n   Name=QM1\n", 3, "without Directory");
-  expect_error_at("QueueManager:\n   Name=QM1\n   Directory=../etc\n", 3, "one folder name");
-  expect_error_at("QueueManager:\n   Name=QM1\n   Directory=..\n", 3, "'..'");
-  expect_error_at("QueueManager:\n   Name=QM1\n   Directory=QM1\n   FileSystem=ntfs\n", 4, "ntfs");
-  expect_error_at("QueueManager:\n   Name=QM1\n   Name=QM2\n", 3, "twice");
+  expect_error_at("QueueManager:\n   Name=QM1\n   Directory=QM1\n" + own +
+                      "\nQueueManager:\n   Name=QM2\n   Directory=QM1\n" + own,
+                  6, "share");
+  expect_error_at("QueueManager:\n   Directory=QM1\n" + own, 1, "without Name");
+  expect_error_at("X:\n   a=b\nQueueManager:\n   Name=QM1\n" + own, 3, "without Directory");
+  expect_error_at("QueueManager:\n" + own + "   Name=QM1\n   Directory=../etc\n", 4, "one folder name");
+  expect_error_at("QueueManager:\n   Name=QM1\n   Directory=..\n" + own, 3, "'..'");
+  expect_error_at("QueueManager:\n   Name=QM1\n   Directory=QM1\n   FileSystem=ntfs\n" + own, 4, "ntfs");
+  expect_error_at("QueueManager:\n   Name=QM1\n   Name=QM2\n" + own, 3, "twice");
   expect_error_at("QueueManager:\n   =QM1\n", 2, "key is missing");
-  expect_error_at("QueueManager:\n   Name=QM1\n   Directory=A\nQueueManager:\n   Name=QM1\n   Directory=B\n",
-                  4, "recorded twice");
+  expect_error_at("QueueManager:\n   Name=QM1\n   Directory=A\n" + own +
+                      "QueueManager:\n   Name=QM1\n   Directory=B\n" + own,
+                  5, "recorded twice");
   // The error reaches open() and create() too, and create() changes nothing.
   spit(prefix_ / "mqs.ini", "junk\n");
   EXPECT_EQ(queue_manager_store::open(prefix_, "QM1").error().field,
@@ -191,8 +237,20 @@ TEST_F(mqs_ini_test, MalformedFilesNameTheLine) {
   EXPECT_EQ(entries_of(prefix_), std::vector<std::string>{"mqs.ini"});
 }
 
+TEST_F(mqs_ini_test, ForeignStanzasAreKeptButNeitherCheckedNorListed) {
+  // What would be errors in our stanzas, in IBM's: not ours to judge (item 1 of the review).
+  auto list = parse(
+      "QueueManager:\n   Directory=../etc\n   FileSystem=ntfs\n"
+      "QueueManager:\n   Name=QMIBM\n   Name=QMIBM2\n"
+      "QueueManager:\n   Name=QMIBM\n   Directory=QMIBM\n   Owner=someone-else\n"
+      "QueueManager:\n   Name=QM1\n   Directory=QMIBM\n   Owner=imsbridge\n");
+  ASSERT_TRUE(list.ok()) << list.error().to_string();
+  ASSERT_EQ(list->size(), 1u);
+  EXPECT_EQ((*list)[0].name, "QM1");
+}
+
 TEST_F(mqs_ini_test, OffsetIsTheStartOfTheLine) {
-  auto list = parse("QueueManager:\n   Name=QM1\nbad line\n");
+  auto list = parse("QueueManager:\n   Name=QM1\nbad line\n");  // a line error, ours or not
   ASSERT_FALSE(list.ok());
   EXPECT_EQ(list.error().offset, std::string("QueueManager:\n   Name=QM1\n").size());
 }

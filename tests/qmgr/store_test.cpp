@@ -37,7 +37,7 @@ TEST_F(store_test, CreateMakesTheFoldersCatalogAndStanza) {
   // IBM's stanza form [I] plus our FileSystem key.
   const std::string ini = slurp(prefix_ / "mqs.ini");
   EXPECT_NE(ini.find("QueueManager:\n   Name=QM1\n   Prefix=" + prefix_.string() +
-                     "\n   Directory=QM1\n   FileSystem=posix\n"),
+                     "\n   Directory=QM1\n   Owner=imsbridge\n   FileSystem=posix\n"),
             std::string::npos)
       << ini;
   EXPECT_EQ(entries_of(prefix_), (std::vector<std::string>{"mqs.ini", "qmgrs"}));
@@ -176,14 +176,11 @@ TEST_F(store_test, SeveralQueueManagersShareOneMqsIni) {
   EXPECT_EQ(entries_of(prefix_ / "qmgrs"), (std::vector<std::string>{"QM1", "QM3", "queue!manager"}));
 }
 
-TEST_F(store_test, ForeignStanzasAndCommentsSurviveCreateAndRemove) {
+TEST_F(store_test, OtherStanzasAndCommentsSurviveCreateAndRemove) {
   const std::string ibm =
       "#*******************************************************************#\n"
       "#* Module Name: mqs.ini                                            *#\n"
       "#*******************************************************************#\n"
-      "AllQueueManagers:\n"
-      "   DefaultPrefix=/var/mqm\n"
-      "\n"
       "LogDefaults:\n"
       "   LogPrimaryFiles=3\n";
   spit(prefix_ / "mqs.ini", ibm);
@@ -195,6 +192,139 @@ TEST_F(store_test, ForeignStanzasAndCommentsSurviveCreateAndRemove) {
   EXPECT_EQ(after.compare(0, ibm.size(), ibm), 0) << after;
   EXPECT_EQ(after.find("QM1"), std::string::npos) << after;
   EXPECT_TRUE(list_queue_managers(prefix_)->empty());
+}
+
+// --- IBM MQ's mqs.ini and queue managers (review of issue 4, item 1) ---------------------------------
+
+// IBM's own file: an AllQueueManagers stanza and a QueueManager stanza without our marker [I].
+const std::string ibm_mqs_ini =
+    "AllQueueManagers:\n"
+    "   DefaultPrefix=/var/mqm\n"
+    "\n"
+    "QueueManager:\n"
+    "   Name=QMIBM\n"
+    "   Prefix=/var/mqm\n"
+    "   Directory=QMIBM\n"
+    "   DataPath=/var/mqm/qmgrs/QMIBM\n"
+    "   InstallationName=Installation1\n";
+
+class ibm_prefix_test : public store_test {
+ protected:
+  void SetUp() override {
+    fs::create_directories(prefix_ / "qmgrs" / "QMIBM" / "qmanager");
+    spit(prefix_ / "qmgrs" / "QMIBM" / "qm.ini", "IBM's own");
+  }
+  // Nothing of IBM's was changed.
+  void expect_untouched(const std::string& ini) {
+    EXPECT_EQ(slurp(prefix_ / "mqs.ini"), ini);
+    EXPECT_EQ(slurp(prefix_ / "qmgrs" / "QMIBM" / "qm.ini"), "IBM's own");
+    EXPECT_EQ(entries_of(prefix_ / "qmgrs"), std::vector<std::string>{"QMIBM"});
+    EXPECT_EQ(entries_of(prefix_), (std::vector<std::string>{"mqs.ini", "qmgrs"}));
+  }
+};
+
+TEST_F(ibm_prefix_test, IbmQueueManagersAreNeverListedOpenedOrRemoved) {
+  spit(prefix_ / "mqs.ini", ibm_mqs_ini);
+  auto list = list_queue_managers(prefix_);
+  ASSERT_TRUE(list.ok()) << list.error().to_string();
+  EXPECT_TRUE(list->empty());
+  auto opened = queue_manager_store::open(prefix_, "QMIBM");
+  ASSERT_FALSE(opened.ok());
+  EXPECT_EQ(opened.error().code, std::errc::operation_not_permitted);
+  EXPECT_NE(opened.error().detail.find("queue manager QMIBM belongs to IBM MQ, not imsbridge"),
+            std::string::npos)
+      << opened.error().to_string();
+  auto removed = queue_manager_store::remove(prefix_, "QMIBM");
+  ASSERT_FALSE(removed.ok());
+  EXPECT_EQ(removed.error().code, std::errc::operation_not_permitted);
+  EXPECT_NE(removed.error().detail.find("belongs to IBM MQ"), std::string::npos);
+  expect_untouched(ibm_mqs_ini);
+}
+
+TEST_F(ibm_prefix_test, CreateIsRefusedInAnIbmPrefix) {
+  spit(prefix_ / "mqs.ini", ibm_mqs_ini);
+  auto same = queue_manager_store::create(prefix_, make_catalog("QMIBM", fs_profile::posix, {{"Q1"}}));
+  ASSERT_FALSE(same.ok());
+  EXPECT_EQ(same.error().code, std::errc::operation_not_permitted);
+  EXPECT_NE(same.error().detail.find("belongs to IBM MQ"), std::string::npos);
+  auto other = queue_manager_store::create(prefix_, make_catalog("QM1", fs_profile::posix, {{"Q1"}}));
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.error().code, std::errc::operation_not_permitted);
+  EXPECT_NE(other.error().detail.find("--prefix or IMSBRIDGE_PREFIX"), std::string::npos)
+      << other.error().to_string();
+  expect_untouched(ibm_mqs_ini);
+  // A foreign QueueManager stanza alone, or IBM's AllQueueManagers stanza alone, is enough.
+  for (const std::string& text : {ibm_mqs_ini.substr(ibm_mqs_ini.find("QueueManager:")),
+                                  std::string("AllQueueManagers:\n   DefaultPrefix=/var/mqm\n")}) {
+    spit(prefix_ / "mqs.ini", text);
+    auto refused = queue_manager_store::create(prefix_, make_catalog("QM1", fs_profile::posix));
+    ASSERT_FALSE(refused.ok()) << text;
+    EXPECT_EQ(refused.error().code, std::errc::operation_not_permitted) << text;
+    expect_untouched(text);
+  }
+}
+
+TEST_F(store_test, RemoveKeepsAnIbmStanzaNextToOurs) {
+  create(make_catalog("QM1", fs_profile::posix, {{"Q1"}}));
+  // Someone added IBM's stanza to our file afterwards: ours is still ours, IBM's is kept.
+  spit(prefix_ / "mqs.ini",
+       slurp(prefix_ / "mqs.ini") + "\n" + ibm_mqs_ini.substr(ibm_mqs_ini.find("QueueManager:")));
+  fs::create_directories(prefix_ / "qmgrs" / "QMIBM");
+  ASSERT_TRUE(queue_manager_store::open(prefix_, "QM1").ok());
+  ASSERT_TRUE(queue_manager_store::remove(prefix_, "QM1").ok());
+  const std::string after = slurp(prefix_ / "mqs.ini");
+  EXPECT_EQ(after.find("Name=QM1"), std::string::npos) << after;
+  EXPECT_NE(after.find("   Name=QMIBM\n   Prefix=/var/mqm\n   Directory=QMIBM\n"), std::string::npos)
+      << after;
+  EXPECT_EQ(entries_of(prefix_ / "qmgrs"), std::vector<std::string>{"QMIBM"});
+}
+
+TEST_F(store_test, RemoveRefusesAFolderWithoutOurCatalog) {
+  auto store = create(make_catalog("QM1", fs_profile::posix, {{"Q1"}}));
+  const std::string ini = slurp(prefix_ / "mqs.ini");
+  spit(store.catalog_path(), "#* IBM's object catalogue *#\n");
+  auto removed = queue_manager_store::remove(prefix_, "QM1");
+  ASSERT_FALSE(removed.ok());
+  EXPECT_EQ(removed.error().code, std::errc::operation_not_permitted);
+  EXPECT_NE(removed.error().detail.find("IMSBRIDGE-CATALOG"), std::string::npos)
+      << removed.error().to_string();
+  EXPECT_TRUE(fs::is_regular_file(store.directory() / "queues" / "Q1" / "q"));
+  EXPECT_EQ(slurp(prefix_ / "mqs.ini"), ini);
+  fs::remove(store.catalog_path());
+  EXPECT_EQ(queue_manager_store::remove(prefix_, "QM1").error().code, std::errc::operation_not_permitted);
+  EXPECT_TRUE(fs::is_directory(store.directory()));
+  EXPECT_EQ(slurp(prefix_ / "mqs.ini"), ini);
+}
+
+// --- dltmqm against runmqsc (item 5) -------------------------------------------------------------------
+
+TEST_F(store_test, TryLockNeverMakesTheLockFile) {
+  auto store = create(make_catalog("QM1", fs_profile::posix));
+  const fs::path lock_file = store.directory() / "qmgr.lock";
+  fs::remove(lock_file);
+  auto lock = store.try_lock();
+  ASSERT_FALSE(lock.ok());
+  EXPECT_EQ(lock.error().code, std::errc::no_such_file_or_directory);
+  EXPECT_NE(lock.error().detail.find("queue manager folder incomplete"), std::string::npos)
+      << lock.error().to_string();
+  EXPECT_NE(lock.error().detail.find("run dltmqm QM1"), std::string::npos);
+  EXPECT_FALSE(fs::exists(lock_file));
+  EXPECT_FALSE(store.locked_by_other());
+  // dltmqm still removes it.
+  ASSERT_TRUE(queue_manager_store::remove(prefix_, "QM1").ok());
+  EXPECT_TRUE(entries_of(prefix_ / "qmgrs").empty());
+}
+
+TEST_F(store_test, AStoreOpenedBeforeRemoveCannotLockOrRecreateTheFolder) {
+  auto store = create(make_catalog("QM1", fs_profile::posix, {{"Q1"}}));
+  auto stale = queue_manager_store::open(prefix_, "QM1");  // runmqsc, just before dltmqm ran
+  ASSERT_TRUE(stale.ok());
+  ASSERT_TRUE(queue_manager_store::remove(prefix_, "QM1").ok());
+  EXPECT_TRUE(entries_of(prefix_ / "qmgrs").empty());  // neither the folder nor its .deleting. name
+  auto lock = stale->try_lock();
+  ASSERT_FALSE(lock.ok());
+  EXPECT_NE(lock.error().detail.find("remove its record"), std::string::npos) << lock.error().to_string();
+  EXPECT_FALSE(fs::exists(store.directory()));
 }
 
 // --- queue-manager folder names (seeds/000, spec/mq.md §8.1) ---------------------------------------
@@ -283,10 +413,19 @@ TEST_F(store_test, ALeftoverFolderIsNeverReused) {
   auto store = create(make_catalog("QMX", fs_profile::posix));
   EXPECT_NE(store.directory().filename(), "QMX");
   EXPECT_EQ(store.directory().filename(), "QMX.000");
+  EXPECT_EQ(store.skipped_leftovers(), std::vector<std::string>{"QMX"});  // so that crtmqm can warn
   EXPECT_EQ(slurp(prefix_ / "qmgrs" / "QMX" / "keep.me"), "data");
   auto reopened = queue_manager_store::open(prefix_, "QMX");
   ASSERT_TRUE(reopened.ok());
   EXPECT_EQ(reopened->directory(), store.directory());
+  EXPECT_TRUE(reopened->skipped_leftovers().empty());
+  // A folder a stanza records is not a leftover; neither is one that does not stand in the way.
+  fs::create_directories(prefix_ / "qmgrs" / "OTHER");
+  EXPECT_TRUE(create(make_catalog("QMY", fs_profile::posix)).skipped_leftovers().empty());
+  fs::create_directories(prefix_ / "qmgrs" / "QMZ.000");
+  fs::create_directories(prefix_ / "qmgrs" / "QMZ");
+  EXPECT_EQ(create(make_catalog("QMZ", fs_profile::posix)).skipped_leftovers(),
+            (std::vector<std::string>{"QMZ", "QMZ.000"}));
 }
 
 // --- object files ------------------------------------------------------------------------------------
