@@ -78,7 +78,7 @@ result<std::string> file_name_map::transform(std::string_view real_name) {
   if (auto problem = check_real_name(real_name, space_)) {
     return error(std::errc::invalid_argument, "real_name", problem->position, problem->reason);
   }
-  if (auto it = by_real_.find(real_name); it != by_real_.end()) return pairs_[it->second].second;
+  if (auto it = by_real_.find(real_name); it != by_real_.end()) return by_sequence_.at(it->second).second;
 
   // Rule 1 [C] spec/mq.md §8.1.
   std::string candidate = transform_chars(real_name);
@@ -108,16 +108,16 @@ result<std::string> file_name_map::add(std::string_view real_name, std::string_v
                      " profile: " + *problem);
   }
   if (auto it = by_real_.find(real_name); it != by_real_.end()) {
-    const std::string& recorded = pairs_[it->second].second;
+    const std::string& recorded = by_sequence_.at(it->second).second;
     if (same_file(recorded, file_name, profile_)) return recorded;
     return error(std::errc::file_exists, "real_name", 0,
                  "'" + std::string(real_name) + "' is already the name of file '" + recorded + "', not of '" +
                      std::string(file_name) + "'");
   }
   if (auto it = by_file_key_.find(file_name_key(file_name, profile_)); it != by_file_key_.end()) {
-    return error(
-        std::errc::file_exists, "file_name", 0,
-        "file '" + std::string(file_name) + "' already belongs to '" + pairs_[it->second].first + "'");
+    return error(std::errc::file_exists, "file_name", 0,
+                 "file '" + std::string(file_name) + "' already belongs to '" +
+                     by_sequence_.at(it->second).first + "'");
   }
   return record(real_name, std::string(file_name));
 }
@@ -125,21 +125,34 @@ result<std::string> file_name_map::add(std::string_view real_name, std::string_v
 bool file_name_map::erase(std::string_view real_name) {
   auto it = by_real_.find(real_name);
   if (it == by_real_.end()) return false;
-  pairs_.erase(pairs_.begin() + static_cast<std::ptrdiff_t>(it->second));
-  reindex();
+  auto entry = by_sequence_.find(it->second);
+  by_file_key_.erase(file_name_key(entry->second.second, profile_));
+  by_sequence_.erase(entry);
+  by_real_.erase(it);
+  pairs_stale_ = true;
   return true;
+}
+
+const std::vector<std::pair<std::string, std::string>>& file_name_map::pairs() const {
+  if (pairs_stale_) {
+    pairs_.clear();
+    pairs_.reserve(by_sequence_.size());
+    for (const auto& entry : by_sequence_) pairs_.push_back(entry.second);
+    pairs_stale_ = false;
+  }
+  return pairs_;
 }
 
 std::optional<std::string> file_name_map::file_name_of(std::string_view real_name) const {
   auto it = by_real_.find(real_name);
   if (it == by_real_.end()) return std::nullopt;
-  return pairs_[it->second].second;
+  return by_sequence_.at(it->second).second;
 }
 
 std::optional<std::string> file_name_map::real_name_of(std::string_view file_name) const {
   auto it = by_file_key_.find(file_name_key(file_name, profile_));
   if (it == by_file_key_.end()) return std::nullopt;
-  return pairs_[it->second].first;
+  return by_sequence_.at(it->second).first;
 }
 
 bool file_name_map::is_free(std::string_view file_name) const {
@@ -147,20 +160,14 @@ bool file_name_map::is_free(std::string_view file_name) const {
 }
 
 std::string file_name_map::record(std::string_view real_name, std::string file_name) {
-  const std::size_t index = pairs_.size();
-  by_real_.emplace(std::string(real_name), index);
-  by_file_key_.emplace(file_name_key(file_name, profile_), index);
-  pairs_.emplace_back(std::string(real_name), file_name);
+  const sequence seq = next_sequence_++;
+  by_real_.emplace(std::string(real_name), seq);
+  by_file_key_.emplace(file_name_key(file_name, profile_), seq);
+  by_sequence_.emplace_hint(by_sequence_.end(), seq, std::make_pair(std::string(real_name), file_name));
+  // While no erase is pending the cache is in step and appending keeps it so; otherwise the next
+  // pairs() rebuilds it from by_sequence_, which already holds this pair.
+  if (!pairs_stale_) pairs_.emplace_back(std::string(real_name), file_name);
   return file_name;
-}
-
-void file_name_map::reindex() {
-  by_real_.clear();
-  by_file_key_.clear();
-  for (std::size_t i = 0; i < pairs_.size(); ++i) {
-    by_real_.emplace(pairs_[i].first, i);
-    by_file_key_.emplace(file_name_key(pairs_[i].second, profile_), i);
-  }
 }
 
 }  // namespace imsb::names

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <system_error>
@@ -372,6 +373,94 @@ TEST(FileNameMap, NameSpacesAreSeparate) {
   EXPECT_EQ(qmgrs.space(), name_space::queue_manager);
   EXPECT_EQ(queues.space(), name_space::object);
   EXPECT_NE(to_string(name_space::queue_manager), to_string(name_space::object));
+}
+
+// --- erase ---------------------------------------------------------------------------------------
+
+// A queue manager's life: thousands of DEFINEs and DELETEs in any order. Every erased name is gone
+// both ways and its file is free; every kept name still maps both ways; pairs() stays in the order the
+// survivors were added, and a name defined again after its DELETE goes to the end.
+TEST(FileNameMapErase, ManyNamesErasedInMixedOrderKeepBothLookups) {
+  constexpr std::size_t n = 3000;
+  for (fs_profile profile : all_profiles) {
+    file_name_map map(profile, name_space::object);
+    std::vector<std::string> reals;
+    std::vector<std::string> files;
+    for (std::size_t i = 0; i < n; ++i) {
+      reals.push_back("APP.ORDERS." + number(i, 5));
+      files.push_back(xform(map, reals.back()));
+    }
+    // Erase every third name from the front and every third+1 from the back, interleaved with lookups.
+    std::vector<bool> erased(n, false);
+    for (std::size_t i = 0; i < n; i += 3) {
+      ASSERT_TRUE(map.erase(reals[i])) << reals[i];
+      erased[i] = true;
+      const std::size_t j = n - 1 - i;
+      if (j % 3 == 1) {
+        ASSERT_TRUE(map.erase(reals[j])) << reals[j];
+        erased[j] = true;
+      }
+      EXPECT_FALSE(map.erase(reals[i])) << "erased twice: " << reals[i];
+    }
+    std::vector<std::pair<std::string, std::string>> expected;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (erased[i]) {
+        EXPECT_EQ(map.file_name_of(reals[i]), std::nullopt) << reals[i];
+        EXPECT_EQ(map.real_name_of(files[i]), std::nullopt) << files[i];
+      } else {
+        EXPECT_EQ(map.file_name_of(reals[i]), files[i]) << reals[i];
+        EXPECT_EQ(map.real_name_of(files[i]), reals[i]) << files[i];
+        expected.emplace_back(reals[i], files[i]);
+      }
+    }
+    EXPECT_EQ(map.size(), expected.size());
+    EXPECT_EQ(map.pairs(), expected);
+    expect_consistent(map);
+
+    // Defined again: the freed file name comes back (the hash stem is free again) and the pair is
+    // last in pairs(); names added after an erase but before pairs() is read are not lost.
+    ASSERT_TRUE(erased[0]);
+    EXPECT_EQ(xform(map, reals[0]), files[0]);
+    expected.emplace_back(reals[0], files[0]);
+    EXPECT_EQ(xform(map, "APP.NEW"), xform(map, "APP.NEW"));
+    expected.emplace_back("APP.NEW", *map.file_name_of("APP.NEW"));
+    ASSERT_TRUE(map.erase(reals[1]));
+    expected.erase(std::find(expected.begin(), expected.end(), std::make_pair(reals[1], files[1])));
+    EXPECT_EQ(map.pairs(), expected);
+    EXPECT_EQ(map.real_name_of(files[0]), reals[0]);
+
+    // Everything erased: the map is empty and reusable.
+    for (const auto& [real, file] : std::vector<std::pair<std::string, std::string>>(map.pairs())) {
+      ASSERT_TRUE(map.erase(real)) << real;
+      EXPECT_EQ(map.real_name_of(file), std::nullopt) << file;
+    }
+    EXPECT_EQ(map.size(), 0U);
+    EXPECT_TRUE(map.pairs().empty());
+    EXPECT_EQ(xform(map, reals[5]), files[5]);
+    EXPECT_EQ(map.pairs().size(), 1U);
+  }
+}
+
+// Erasing a name whose file had a suffix frees exactly that suffix, on a case-insensitive profile
+// looked up in the other case too, and the catalog written after the erase reloads to the same map.
+TEST(FileNameMapErase, FreedSuffixIsReusedAndCatalogReloads) {
+  file_name_map map(fs_profile::case_insensitive, name_space::queue_manager);
+  EXPECT_EQ(xform(map, "QUEUE.MANAGER"), "QUEUE!MANAGER");
+  EXPECT_EQ(xform(map, "queue.manager"), "queue!ma");
+  EXPECT_EQ(xform(map, "Queue.Manager"), "Queue!Ma.000");
+  EXPECT_EQ(xform(map, "QUEUE.manager"), "QUEUE!ma.001");
+  EXPECT_EQ(map.real_name_of("queue!MA.000"), "Queue.Manager");
+  ASSERT_TRUE(map.erase("Queue.Manager"));
+  EXPECT_EQ(map.real_name_of("queue!MA.000"), std::nullopt);
+  EXPECT_EQ(map.real_name_of("QUEUE!MA.001"), "QUEUE.manager");
+  EXPECT_EQ(xform(map, "queue.Manager"), "queue!Ma.000");
+  file_name_map reloaded(fs_profile::case_insensitive, name_space::queue_manager);
+  for (const auto& [real, file] : map.pairs()) ASSERT_TRUE(reloaded.add(real, file).ok()) << real;
+  EXPECT_EQ(reloaded.pairs(), map.pairs());
+  const std::vector<std::string> order = {"QUEUE.MANAGER", "queue.manager", "QUEUE.manager", "queue.Manager"};
+  ASSERT_EQ(map.pairs().size(), order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) EXPECT_EQ(map.pairs()[i].first, order[i]);
+  expect_consistent(reloaded);
 }
 
 }  // namespace

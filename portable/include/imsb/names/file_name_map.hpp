@@ -79,6 +79,7 @@ class file_name_map {
   result<std::string> add(std::string_view real_name, std::string_view file_name);
 
   // Forgets a name (its object was deleted), which frees its file name. False if it was not mapped.
+  // O(log n): a queue manager with 20000 queues deletes them one DELETE at a time.
   bool erase(std::string_view real_name);
 
   // Lookups; no name is created. real_name_of compares file names as the profile does, so on a
@@ -86,9 +87,11 @@ class file_name_map {
   std::optional<std::string> file_name_of(std::string_view real_name) const;
   std::optional<std::string> real_name_of(std::string_view file_name) const;
 
-  // (real name, file name) in the order they were added, for persisting the catalog.
-  const std::vector<std::pair<std::string, std::string>>& pairs() const noexcept { return pairs_; }
-  std::size_t size() const noexcept { return pairs_.size(); }
+  // (real name, file name) in the order they were added, for persisting the catalog. The vector is
+  // a cache, rebuilt (O(n)) on the first call after an erase, so a script of many DELETEs pays once;
+  // the reference is valid until the map next changes. Not safe to call from two threads at once.
+  const std::vector<std::pair<std::string, std::string>>& pairs() const;
+  std::size_t size() const noexcept { return by_real_.size(); }
   fs_profile profile() const noexcept { return profile_; }
   name_space space() const noexcept { return space_; }
 
@@ -96,15 +99,19 @@ class file_name_map {
   std::string stem_of(std::string_view real_name) const;
 
  private:
+  using sequence = std::uint64_t;  // insertion order; never reused, so erasing renumbers nothing
+
   bool is_free(std::string_view file_name) const;
   std::string record(std::string_view real_name, std::string file_name);
-  void reindex();
 
   fs_profile profile_;
   name_space space_;
-  std::vector<std::pair<std::string, std::string>> pairs_;
-  std::map<std::string, std::size_t, std::less<>> by_real_;      // real name → index in pairs_
-  std::map<std::string, std::size_t, std::less<>> by_file_key_;  // file_name_key → index in pairs_
+  sequence next_sequence_ = 0;
+  std::map<sequence, std::pair<std::string, std::string>> by_sequence_;  // the pairs, in order added
+  std::map<std::string, sequence, std::less<>> by_real_;                 // real name → its pair
+  std::map<std::string, sequence, std::less<>> by_file_key_;             // file_name_key → its pair
+  mutable std::vector<std::pair<std::string, std::string>> pairs_;       // by_sequence_'s values
+  mutable bool pairs_stale_ = false;  // an erase happened since pairs_ was last in step
 };
 
 }  // namespace imsb::names
