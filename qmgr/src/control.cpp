@@ -4,14 +4,18 @@
 
 #include "imsb/qmgr/control.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstring>
 #include <ctime>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <istream>
-#include <iterator>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -135,17 +139,60 @@ objects::exec_context now_context() {
 
 bool is_code(const decode_error& e, std::errc c) { return e.code == std::make_error_condition(c); }
 
+// A store error as one plain clause for an operator: "<file>: <what failed>: <the system's reason>" or
+// "<file>, line N: <what is wrong>". decode_error::to_string's offset and error-code name are for logs:
+// for these errors the offset is 0 and the code's name repeats the system's reason.
+std::string plain(const decode_error& e) {
+  std::string where = e.field;
+  if (const auto at = where.find(" catalog.line "); at != std::string::npos)
+    where.replace(at, std::strlen(" catalog.line "), ", line ");
+  std::string what = e.detail.empty() ? e.code.message() : e.detail;
+  while (!what.empty() && what.back() == '.') what.pop_back();  // the callers end the sentence
+  if (where.empty() || what.find(where) != std::string::npos) return what;
+  return where + ": " + what;
+}
+
+// What to do when the lock is held: the same advice from runmqsc and dltmqm (IMB1159E).
+std::string busy_text(const std::string& name, std::string_view refused) {
+  return "Queue manager " + name + " is running, or another runmqsc is editing its objects; " +
+         std::string(refused) +
+         ". Stop the queue manager (or let the other runmqsc end: type END there), then retry.";
+}
+
 // Opens the queue manager, or says why not (IMB1158E no such queue manager, IMB1160E I/O).
 std::optional<queue_manager_store> open_store(const prefix_info& prefix, const std::string& name,
                                               std::ostream& err) {
   auto store = queue_manager_store::open(prefix.path, name);
-  if (store) return std::move(store).value();
+  if (store) {
+    // mqs.ini records it but its folder is gone (removed by hand, or a dltmqm that was interrupted):
+    // nothing can be used; dltmqm removes the record [D].
+    std::error_code ec;
+    if (!fs::is_directory(store->directory(), ec)) {
+      say(err, msg::IMB1168E,
+          "Queue manager " + name + " is recorded in " + (prefix.path / "mqs.ini").string() +
+              " but its folder " + store->directory().string() + " is missing. Run dltmqm " + name +
+              " to remove its record, then crtmqm " + name + " to create it again.");
+      return std::nullopt;
+    }
+    return std::move(store).value();
+  }
   if (is_code(store.error(), std::errc::no_such_file_or_directory)) {
     say(err, msg::IMB1158E,
         "Queue manager " + name + " does not exist in " + prefix.path.string() + " (" + prefix.source + ").");
   } else {
-    say(err, msg::IMB1160E, "Cannot open queue manager " + name + ": " + store.error().to_string());
+    say(err, msg::IMB1160E, "Cannot open queue manager " + name + ": " + plain(store.error()) + ".");
   }
+  return std::nullopt;
+}
+
+// The catalog, or an IMB1160E line that names the file and the fault once and says what to do.
+std::optional<objects::object_catalog> load_catalog(const queue_manager_store& store, std::ostream& err) {
+  auto catalog = store.load();
+  if (catalog) return std::move(catalog).value();
+  say(err, msg::IMB1160E,
+      "The object catalog of queue manager " + store.name() + " cannot be read: " + plain(catalog.error()) +
+          ". Restore the file from a backup, or delete the queue manager (dltmqm " + store.name() +
+          ") and create it again.");
   return std::nullopt;
 }
 
@@ -206,6 +253,21 @@ int crtmqm_body(const std::vector<std::string>& args, std::ostream& out, std::os
   if (!forced && fs_text != "detect")
     throw usage_error{"--fs " + fs_text + ": must be posix, case-insensitive, fat or detect"};
 
+  // The names first: a bad one must leave no trace, not even the prefix folder.
+  const auto ctx = now_context();
+  const std::string deadq = opt(vm, "dlq").value_or("");
+  const std::string defxmitq = opt(vm, "defxmitq").value_or("");
+  const auto bad_name = [&](const decode_error& e) {
+    std::string what = e.field == "deadq"      ? "dead-letter queue name " + quoted(deadq)
+                       : e.field == "defxmitq" ? "default transmission queue name " + quoted(defxmitq)
+                                               : "queue manager name " + quoted(*name);
+    say(err, msg::IMB1156E, "The " + what + " is not valid: " + e.detail + ". Nothing was created.");
+    return exit_code::error;
+  };
+  if (auto checked = objects::new_queue_manager(*name, names::fs_profile::posix, deadq, defxmitq, ctx);
+      !checked)
+    return bad_name(checked.error());
+
   const auto prefix = prefix_of(vm, err);
   if (!prefix) return exit_code::error;
   std::error_code ec;
@@ -231,18 +293,8 @@ int crtmqm_body(const std::vector<std::string>& args, std::ostream& out, std::os
     profile_how = "detected on " + prefix->path.string();
   }
 
-  const auto ctx = now_context();
-  const std::string deadq = opt(vm, "dlq").value_or("");
-  const std::string defxmitq = opt(vm, "defxmitq").value_or("");
   auto catalog = objects::new_queue_manager(*name, profile, deadq, defxmitq, ctx);
-  if (!catalog) {
-    const auto& e = catalog.error();
-    std::string what = e.field == "deadq"      ? "dead-letter queue name " + quoted(deadq)
-                       : e.field == "defxmitq" ? "default transmission queue name " + quoted(defxmitq)
-                                               : "queue manager name " + quoted(*name);
-    say(err, msg::IMB1156E, "The " + what + " is not valid: " + e.detail);
-    return exit_code::error;
-  }
+  if (!catalog) return bad_name(catalog.error());
 
   auto store = queue_manager_store::create(prefix->path, *catalog);
   if (!store) {
@@ -252,13 +304,21 @@ int crtmqm_body(const std::vector<std::string>& args, std::ostream& out, std::os
       return exit_code::qmgr_exists;
     }
     if (is_code(e, std::errc::invalid_argument)) {
-      say(err, msg::IMB1156E, "The queue manager name " + quoted(*name) + " is not valid: " + e.detail);
-      return exit_code::error;
+      return bad_name(e);
     }
-    say(err, msg::IMB1160E, "Queue manager " + *name + " was not created: " + e.to_string());
+    say(err, msg::IMB1160E, "Queue manager " + *name + " was not created: " + plain(e) + ".");
     return exit_code::error;
   }
 
+  for (const auto& left : store->skipped_leftovers()) {
+    const fs::path path = fs::path(left).is_absolute() ? fs::path(left) : prefix->path / "qmgrs" / left;
+    say(err, msg::IMB1171W,
+        "Folder " + path.string() +
+            " has no mqs.ini record (left by an earlier queue manager, or by a crtmqm or dltmqm that did "
+            "not finish); it was not reused: queue manager " +
+            *name + " got folder " + store->directory().string() +
+            ". Remove the old folder when it holds nothing you need.");
+  }
   say(out, msg::IMB1150I, "Queue manager " + *name + " created.");
   say(out, msg::IMB1152I,
       "Directory " + quoted(store->directory().string()) + " created (prefix from " + prefix->source + ").");
@@ -308,8 +368,7 @@ int dltmqm_body(const std::vector<std::string>& args, std::ostream& out, std::os
   if (!removed) {
     const auto& e = removed.error();
     if (is_code(e, std::errc::device_or_resource_busy)) {
-      say(err, msg::IMB1159E,
-          "Queue manager " + *name + " is running (or being edited by runmqsc); not deleted.");
+      say(err, msg::IMB1159E, busy_text(*name, "it was not deleted"));
       return exit_code::qmgr_running;
     }
     if (is_code(e, std::errc::no_such_file_or_directory)) {
@@ -318,7 +377,7 @@ int dltmqm_body(const std::vector<std::string>& args, std::ostream& out, std::os
               ").");
       return exit_code::qmgr_not_found;
     }
-    say(err, msg::IMB1160E, "Queue manager " + *name + " was not deleted: " + e.to_string());
+    say(err, msg::IMB1160E, "Queue manager " + *name + " was not deleted: " + plain(e) + ".");
     return exit_code::error;
   }
   say(out, msg::IMB1161I, "Queue manager " + *name + " deleted.");
@@ -336,8 +395,10 @@ manager runs or another runmqsc edits it. QM may be left out when the prefix has
 manager. For each command it prints the command (its number and text), then one line per result with a
 message ID; a syntax error or a command that cannot be applied changes nothing. Commands that act on a
 running queue manager (START CHANNEL, DISPLAY QSTATUS, CLEAR QLOCAL ...) fail with "queue manager not
-running"; valid MQSC that imsbridge does not implement is reported as not supported. The catalog is
-saved once, at the end, when a command changed it.
+running"; valid MQSC that imsbridge does not implement is reported as not supported. Each command is
+applied and answered as soon as its last line is read. The catalog is saved when a command changed it
+and no more input is waiting (a pause at the terminal or in a pipe), and at the end; from a file, at
+the end. Before the first command, the object files are repaired to match the catalog (IMB1169W).
 
 Options:
   -f, --file FILE  read the commands from FILE instead of standard input
@@ -348,8 +409,9 @@ const char* const runmqsc_exits = R"(
 Exit codes (IBM's runmqsc):
   0   every command worked
   10  some command had a syntax error, failed, or is not supported; the others were applied
-  20  error: usage (IMB1155E), no such queue manager (IMB1158E), queue manager running or being edited
-      (IMB1159E), the input cannot be read (IMB1163E), the catalog cannot be read or saved (IMB1160E)
+  20  error: usage (IMB1155E), no such queue manager (IMB1158E) or its folder missing (IMB1168E),
+      queue manager running or being edited (IMB1159E), the input cannot be read (IMB1163E), the
+      catalog cannot be read or saved (IMB1160E)
 )";
 
 bool is_echo_line(std::string_view l) {
@@ -364,7 +426,110 @@ bool is_echo_line(std::string_view l) {
   return rest.substr(0, 1) == ":";
 }
 
-int runmqsc_body(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+// Where runmqsc's commands come from, a line at a time.
+class mqsc_input {
+ public:
+  virtual ~mqsc_input() = default;
+  // The next line, without its '\n'; nullopt at the end of the input or when reading failed (failure()).
+  virtual std::optional<std::string> next() = 0;
+  // Whether more input is there without waiting: false when the writer (an operator, a pipe) is idle.
+  virtual bool more_ready() = 0;
+  // Why reading failed, or empty.
+  virtual std::string failure() const = 0;
+};
+
+// A file descriptor read as the bytes come (read(2), not a buffered stream), so that poll(2) can tell
+// whether more is waiting: standard input or the -f file.
+class fd_input final : public mqsc_input {
+ public:
+  explicit fd_input(int fd) : fd_(fd) {}
+
+  std::optional<std::string> next() override {
+    for (;;) {
+      if (const auto nl = buffer_.find('\n', pos_); nl != std::string::npos) {
+        std::string l = buffer_.substr(pos_, nl - pos_);
+        pos_ = nl + 1;
+        return l;
+      }
+      if (eof_) {
+        if (pos_ == buffer_.size()) return std::nullopt;
+        std::string l = buffer_.substr(pos_);  // a last line without '\n'
+        pos_ = buffer_.size();
+        return l;
+      }
+      fill();
+    }
+  }
+
+  bool more_ready() override {
+    if (pos_ < buffer_.size() || eof_) return true;
+    pollfd p{fd_, POLLIN, 0};
+    int n;
+    do {
+      n = ::poll(&p, 1, 0);
+    } while (n < 0 && errno == EINTR);
+    return n != 0;  // readable, ended (POLLHUP) or failed: read() will tell; a regular file is always ready
+  }
+
+  std::string failure() const override { return errno_ == 0 ? std::string() : std::strerror(errno_); }
+
+ private:
+  void fill() {
+    buffer_.erase(0, pos_);
+    pos_ = 0;
+    char chunk[65536];
+    ssize_t n;
+    do {
+      n = ::read(fd_, chunk, sizeof chunk);
+    } while (n < 0 && errno == EINTR);
+    if (n > 0) {
+      buffer_.append(chunk, static_cast<std::size_t>(n));
+    } else {
+      eof_ = true;
+      if (n < 0) errno_ = errno;
+    }
+  }
+
+  int fd_;
+  std::string buffer_;
+  std::size_t pos_ = 0;
+  bool eof_ = false;
+  int errno_ = 0;
+};
+
+// A C++ stream (the library entry point; tests): it cannot say whether more is coming, so the catalog
+// is saved at the end only.
+class stream_input final : public mqsc_input {
+ public:
+  explicit stream_input(std::istream& in) : in_(in) {}
+  std::optional<std::string> next() override {
+    std::string l;
+    if (std::getline(in_, l)) return l;
+    return std::nullopt;
+  }
+  bool more_ready() override { return true; }
+  std::string failure() const override { return in_.bad() ? "the stream failed" : ""; }
+
+ private:
+  std::istream& in_;
+};
+
+// An open file descriptor closed on scope exit.
+class fd_owner {
+ public:
+  explicit fd_owner(int fd) : fd_(fd) {}
+  fd_owner(const fd_owner&) = delete;
+  fd_owner& operator=(const fd_owner&) = delete;
+  ~fd_owner() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const noexcept { return fd_; }
+
+ private:
+  int fd_;
+};
+
+int runmqsc_body(const std::vector<std::string>& args, mqsc_input* given_input, int in_fd, std::ostream& out,
                  std::ostream& err) {
   po::options_description desc;
   desc.add_options()("help,h", "")("prefix", po::value<std::string>(), "")(
@@ -384,72 +549,126 @@ int runmqsc_body(const std::vector<std::string>& args, std::istream& in, std::os
   const auto name = choose_qmgr(opt(vm, "qmgr"), *prefix, "runmqsc", err);
   if (!name) return exit_code::error;
 
-  // Read a script file first: an unreadable file is an error before anything is locked.
-  std::string script;
+  // The script file is opened first: an unusable one is an error before anything is locked.
   const auto file = opt(vm, "file");
+  fd_owner file_fd(file ? ::open(file->c_str(), O_RDONLY | O_CLOEXEC) : -1);
   if (file) {
-    std::ifstream f(*file, std::ios::binary);
-    if (!f) {
+    struct stat st {};
+    if (file_fd.get() < 0 || ::fstat(file_fd.get(), &st) != 0) {
       say(err, msg::IMB1163E,
-          "Cannot read MQSC file " + *file + ": " + std::generic_category().message(errno));
+          "Cannot read MQSC file " + *file + ": " + std::strerror(errno) + ". Nothing was changed.");
       return exit_code::error;
     }
-    script.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-    if (f.bad()) {
-      say(err, msg::IMB1163E, "Cannot read MQSC file " + *file + ".");
+    if (S_ISDIR(st.st_mode)) {
+      say(err, msg::IMB1163E,
+          "Cannot read MQSC file " + *file +
+              ": it is a folder. Give -f a file of MQSC commands. Nothing was changed.");
       return exit_code::error;
     }
   }
+  std::optional<fd_input> from_fd;
+  mqsc_input* input = given_input;
+  if (file) {
+    input = &from_fd.emplace(file_fd.get());
+  } else if (input == nullptr) {
+    input = &from_fd.emplace(in_fd);
+  }
+  const std::string source = file ? "MQSC file " + *file : std::string("standard input");
 
   auto store = open_store(*prefix, *name, err);
   if (!store) return exit_code::error;
   auto lock = store->try_lock();
   if (!lock) {
     if (is_code(lock.error(), std::errc::device_or_resource_busy)) {
-      say(err, msg::IMB1159E,
-          "Queue manager " + *name +
-              " is running (or being edited by another runmqsc); its objects cannot be "
-              "changed now.");
+      say(err, msg::IMB1159E, busy_text(*name, "its objects were not changed"));
     } else {
-      say(err, msg::IMB1160E, "Cannot lock queue manager " + *name + ": " + lock.error().to_string());
+      say(err, msg::IMB1160E, "Cannot lock queue manager " + *name + ": " + plain(lock.error()) + ".");
     }
     return exit_code::error;
   }
-  auto catalog = store->load();
-  if (!catalog) {
-    say(err, msg::IMB1160E,
-        "Cannot read the object catalog of " + *name + " (" + store->catalog_path().string() +
-            "): " + catalog.error().to_string());
-    return exit_code::error;
+  auto catalog = load_catalog(*store, err);
+  if (!catalog) return exit_code::error;
+  if (!verify) {
+    // The files follow the catalog: a crash (kill -9, power loss) between a save's steps can leave a
+    // queue's folder missing or one no object owns; repaired here, under the lock, before any command.
+    auto repaired = store->reconcile(*catalog);
+    if (!repaired) {
+      say(err, msg::IMB1160E,
+          "The object files of queue manager " + *name + " cannot be made to match its catalog: " +
+              plain(repaired.error()) + ". Fix the folder's permissions, then retry.");
+      return exit_code::error;
+    }
+    for (const auto& l : *repaired)
+      say(err, msg::IMB1169W,
+          "Queue manager " + *name + ": object files repaired to match the catalog: " + l + ".");
   }
 
   say(out, msg::IMB1162I,
       "Starting MQSC for queue manager " + *name + "." + (verify ? " (verify only)" : ""));
   out << '\n';
   out.flush();
-  if (!file) {
-    script.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (in.bad()) {
-      say(err, msg::IMB1163E, "Cannot read the MQSC commands from standard input.");
-      return exit_code::error;
-    }
-  }
 
-  const auto outcome = objects::run_script(*catalog, script, now_context());
-  for (const auto& l : outcome.lines) {
-    if (no_echo && is_echo_line(l)) continue;
-    out << l << '\n';
-  }
-  out.flush();
-  if (outcome.changed && !verify) {
-    // Saved while the lock is still held, so no queue manager can start on a half-written catalog.
+  // Each command is applied, saved and answered as soon as its last line is read, as IBM's runmqsc
+  // does [I]. The catalog is saved whenever a command changed it and no more input is waiting (an
+  // operator at a terminal, a pipe whose writer pauses), and at the end: so what was answered survives
+  // a kill, and a fast pipe or a file is not saved after every command. Saved while the lock is held,
+  // so no queue manager can start on a half-written catalog.
+  objects::script_runner runner(*catalog, now_context());
+  std::size_t saved_changes = 0;
+  std::size_t shown = 0;  // commands whose results reached standard output
+  bool output_lost = false;
+  const auto save = [&]() -> bool {
+    if (verify || runner.changes() == saved_changes) return true;
     auto saved = store->save(*catalog);
     if (!saved) {
+      // The store's error ends by saying whether the new catalog is in place.
       say(err, msg::IMB1160E,
-          "The object catalog of " + *name + " was not saved (" + store->catalog_path().string() +
-              "): " + saved.error().to_string() + "; no change was kept.");
-      return exit_code::error;
+          "Saving the objects of queue manager " + *name + " failed: " + plain(saved.error()) +
+              (queue_manager_store::save_replaced_catalog(saved.error())
+                   ? ". The next runmqsc repairs the object files; fix the cause first."
+                   : ". The commands answered since the last save are lost: fix the cause, then run them "
+                     "again."));
+      return false;
     }
+    catalog->clear_erased();  // the store has acted on the erased objects' files (store.hpp)
+    saved_changes = runner.changes();
+    return true;
+  };
+  const auto print = [&](const std::vector<std::string>& lines) {
+    if (lines.empty() || output_lost) return;
+    for (const auto& l : lines) {
+      if (no_echo && is_echo_line(l)) continue;
+      out << l << '\n';
+    }
+    out.flush();
+    // A closed pipe (runmqsc ... | head) must not stop the commands or the save: runmqsc's main ignores
+    // SIGPIPE, and from here on the results are dropped.
+    if (!out) output_lost = true;
+  };
+  while (!runner.ended()) {
+    const auto l = input->next();
+    if (!l) break;
+    const auto lines = runner.feed_line(*l);
+    const bool saved = runner.changes() == saved_changes || input->more_ready() || save();
+    print(lines);
+    if (!lines.empty() && !output_lost) ++shown;
+    if (!saved) return exit_code::error;
+  }
+  const std::string failure = input->failure();
+  const objects::script_outcome outcome = runner.finish();
+  const bool saved = save();
+  print(outcome.lines);
+  if (!saved) return exit_code::error;
+  if (output_lost)
+    say(err, msg::IMB1170W,
+        "Standard output was closed after " + std::to_string(shown) +
+            " answers; the other results were not shown, but every command was run and " +
+            (verify ? std::string("nothing was saved (-v).") : std::string("the catalog was saved.")));
+  if (!failure.empty()) {
+    say(err, msg::IMB1163E,
+        "Reading " + source + " failed: " + failure +
+            ". The commands read before were run and their changes saved; the rest were not read.");
+    return exit_code::error;
   }
   return outcome.exit_code();
 }
@@ -483,8 +702,8 @@ const char* const dspmqfls_exits = R"(
 Exit codes:
   0   objects listed
   10  no object matched (IMB1165W)
-  20  usage error (IMB1155E), no such queue manager (IMB1158E), -m needed (IMB1166E), the catalog cannot
-      be read (IMB1160E)
+  20  usage error (IMB1155E), no such queue manager (IMB1158E) or its folder missing (IMB1168E), -m
+      needed (IMB1166E), the catalog cannot be read (IMB1160E)
 )";
 
 enum class pick {
@@ -601,13 +820,8 @@ int dspmqfls_body(const std::vector<std::string>& args, std::ostream& out, std::
   if (!name) return exit_code::error;
   auto store = open_store(*prefix, *name, err);
   if (!store) return exit_code::error;
-  auto catalog = store->load();
-  if (!catalog) {
-    say(err, msg::IMB1160E,
-        "Cannot read the object catalog of " + *name + " (" + store->catalog_path().string() +
-            "): " + catalog.error().to_string());
-    return exit_code::error;
-  }
+  auto catalog = load_catalog(*store, err);
+  if (!catalog) return exit_code::error;
 
   // Whether an object of a family with this real name is selected by the name given.
   const auto name_matches = [&](object_family family, const std::string& real) {
@@ -633,9 +847,9 @@ int dspmqfls_body(const std::vector<std::string>& args, std::ostream& out, std::
     }
   }
 
-  // IBM's banner then, per object, "<type padded to 10><name>" and the path [C] spec/mq.md §8.3.
+  // IBM's banner then, per object, "<type padded to 10><name>" and the path, no blank line between
+  // [C] spec/mq.md §8.3.
   say(out, msg::IMB1164I, "imsbridge Display MQ Files");
-  out << '\n';
   for (const auto& e : entries) {
     out << std::left << std::setw(10) << e.type << e.name << '\n' << e.path.string() << '\n';
   }
@@ -671,7 +885,12 @@ int dltmqm(const std::vector<std::string>& args, std::ostream& out, std::ostream
 }
 
 int runmqsc(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
-  return guarded("runmqsc", err, [&] { return runmqsc_body(args, in, out, err); });
+  stream_input input(in);
+  return guarded("runmqsc", err, [&] { return runmqsc_body(args, &input, -1, out, err); });
+}
+
+int runmqsc(const std::vector<std::string>& args, int in_fd, std::ostream& out, std::ostream& err) {
+  return guarded("runmqsc", err, [&] { return runmqsc_body(args, nullptr, in_fd, out, err); });
 }
 
 int dspmqfls(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {

@@ -6,6 +6,7 @@
 #include "imsb/objects/mqsc_exec.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <set>
 #include <utility>
@@ -1204,41 +1205,83 @@ std::string count_text(std::size_t n, std::string_view one, std::string_view man
 
 }  // namespace
 
-script_outcome run_script(object_catalog& catalog, std::string_view script, const exec_context& ctx) {
-  script_outcome out;
-  const mqsc::parse_result parsed = mqsc::parse(script);
-  const std::vector<mqsc::command_source> sources = mqsc::split_commands(script);
-  std::size_t next_cmd = 0;
-  std::size_t next_err = 0;
-  // parse() gives good commands and errors apart; the sources put them back in script order.
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    const mqsc::command_source& src = sources[i];
-    const std::size_t end_line =
-        i + 1 < sources.size() ? sources[i + 1].first_line : static_cast<std::size_t>(-1);
-    if (next_cmd < parsed.commands.size() && parsed.commands[next_cmd].line >= src.first_line &&
-        parsed.commands[next_cmd].line < end_line) {
-      const mqsc::command& cmd = parsed.commands[next_cmd++];
-      if (cmd.verb == "END") {
-        echo(out.read + 1, cmd.text.empty() ? src.lines : cmd.text, out.lines);
-        break;
+script_runner::script_runner(object_catalog& catalog, exec_context ctx)
+    : catalog_(catalog), ctx_(std::move(ctx)) {}
+
+std::vector<std::string> script_runner::feed_line(std::string_view line) {
+  std::vector<std::string> lines;
+  for (;;) {
+    const std::size_t nl = line.find('\n');
+    std::string_view one = line.substr(0, nl);
+    if (!ended_) {
+      ++line_no_;
+      if (!one.empty() && one.back() == '\r') one.remove_suffix(1);
+      const std::size_t first = one.find_first_not_of(" \t");
+      const bool skipped = first == std::string_view::npos || one[0] == '*';  // blank or comment
+      if (!skipped || in_command()) {
+        // Comment and blank lines inside a continued command are kept so that the parser's line
+        // numbers, counted from the command's first line, stay the script's.
+        if (in_command()) {
+          pending_ += '\n';
+        } else {
+          first_line_ = line_no_;
+        }
+        pending_.append(one);
       }
-      ++out.read;
-      echo(out.read, cmd.text.empty() ? src.lines : cmd.text, out.lines);
-      exec_outcome r = execute(catalog, cmd, ctx);
-      for (auto& l : r.lines) out.lines.push_back(std::move(l));
-      if (r.status == exec_status::failed || r.status == exec_status::unsupported) ++out.failed;
-      out.changed = out.changed || r.changed;
-      continue;
+      if (!skipped) {
+        const char tail = one[one.find_last_not_of(" \t")];
+        if (tail != '-' && tail != '+') run_pending(lines);
+      }
     }
-    if (next_err < parsed.errors.size() && parsed.errors[next_err].line >= src.first_line &&
-        parsed.errors[next_err].line < end_line) {
-      const mqsc::parse_error& e = parsed.errors[next_err++];
-      ++out.read;
-      ++out.syntax_errors;
-      echo(out.read, src.lines, out.lines);
-      out.lines.push_back("IMB1051E: MQSC syntax error: " + e.message());
-    }
+    if (nl == std::string_view::npos) break;
+    line.remove_prefix(nl + 1);
   }
+  return lines;
+}
+
+void script_runner::run_pending(std::vector<std::string>& lines) {
+  const std::string chunk = std::exchange(pending_, std::string());
+  const std::vector<mqsc::command_source> sources = mqsc::split_commands(chunk);
+  if (sources.empty()) return;
+  const mqsc::command_source& src = sources.front();
+  const std::size_t shift = first_line_ - 1;  // the chunk's line 1 is the script's first_line_
+  mqsc::parse_result parsed = mqsc::parse(chunk);
+  if (!parsed.commands.empty()) {
+    mqsc::command& cmd = parsed.commands.front();
+    cmd.line += shift;
+    for (auto& p : cmd.parameters) p.line += shift;
+    if (cmd.verb == "END") {
+      echo(progress_.read + 1, cmd.text.empty() ? src.lines : cmd.text, lines);
+      ended_ = true;
+      return;
+    }
+    ++progress_.read;
+    echo(progress_.read, cmd.text.empty() ? src.lines : cmd.text, lines);
+    exec_outcome r = execute(catalog_, cmd, ctx_);
+    for (auto& l : r.lines) lines.push_back(std::move(l));
+    if (r.status == exec_status::failed || r.status == exec_status::unsupported) ++progress_.failed;
+    if (r.changed) {
+      ++changes_;
+      progress_.changed = true;
+    }
+    return;
+  }
+  if (!parsed.errors.empty()) {
+    mqsc::parse_error& e = parsed.errors.front();
+    e.line += shift;
+    ++progress_.read;
+    ++progress_.syntax_errors;
+    echo(progress_.read, src.lines, lines);
+    lines.push_back("IMB1051E: MQSC syntax error: " + e.message());
+  }
+}
+
+script_outcome script_runner::finish() {
+  std::vector<std::string> lines;
+  if (!ended_ && in_command()) run_pending(lines);  // continued past the last line
+  ended_ = true;
+  script_outcome out = progress_;
+  out.lines = std::move(lines);
   out.lines.emplace_back();
   out.lines.push_back(out.read == 0   ? std::string("No MQSC commands read.")
                       : out.read == 1 ? std::string("One MQSC command read.")
@@ -1248,6 +1291,21 @@ script_outcome run_script(object_catalog& catalog, std::string_view script, cons
   out.lines.push_back(count_text(out.failed, "One valid MQSC command could not be processed.",
                                  " valid MQSC commands could not be processed.",
                                  "All valid MQSC commands were processed."));
+  return out;
+}
+
+script_outcome run_script(object_catalog& catalog, std::string_view script, const exec_context& ctx) {
+  script_runner runner(catalog, ctx);
+  std::vector<std::string> lines;
+  for (std::size_t pos = 0; pos <= script.size() && !runner.ended();) {
+    const std::size_t nl = std::min(script.find('\n', pos), script.size());
+    for (auto& l : runner.feed_line(script.substr(pos, nl - pos))) lines.push_back(std::move(l));
+    pos = nl + 1;
+  }
+  script_outcome out = runner.finish();
+  lines.insert(lines.end(), std::make_move_iterator(out.lines.begin()),
+               std::make_move_iterator(out.lines.end()));
+  out.lines = std::move(lines);
   return out;
 }
 
@@ -1306,6 +1364,17 @@ result<object_catalog> new_queue_manager(std::string_view qmgr_name, names::fs_p
   add(object_type::channel, "SYSTEM.DEF.RECEIVER", "RCVR");
   add(object_type::channel, "SYSTEM.DEF.SVRCONN", "SVRCONN");
   add(object_type::listener, "SYSTEM.DEFAULT.LISTENER.TCP");
+  // DEADQ and DEFXMITQ are made as local queues (a transmission queue is a QLOCAL USAGE(XMITQ),
+  // spec/mq.md §6.2 [C]; the DLQ one [D]). A name that is already a default queue of another type would
+  // replace that default, which DEFINE QMODEL/QALIAS/QREMOTE copy from, or leave DEADQ naming a model,
+  // so it is refused. Queues only: namelists, processes and channels have their own name spaces.
+  for (const object_record& r : objects) {
+    if (family_of(r.type) != object_family::queue || r.type == object_type::qlocal) continue;
+    for (auto [field, name] : {std::pair{"deadq", deadq}, std::pair{"defxmitq", defxmitq}})
+      if (name == r.name)
+        return bad(field, "'" + r.name + "' is the default " + std::string(to_mqsc_word(r.type)) +
+                              " of the queue manager, not a local queue");
+  }
   if (!deadq.empty()) add(object_type::qlocal, deadq);
   if (!defxmitq.empty()) add(object_type::qlocal, defxmitq).attrs["USAGE"] = "XMITQ";
   for (object_record& r : objects) {

@@ -91,10 +91,43 @@ TEST_F(CrtmqmE2e, BadNamesAndUsageErrorsCreateNothing) {
   const ran unknown = crtmqm("QMOK", {"-z"});
   EXPECT_EQ(unknown.code, 20);
   EXPECT_TRUE(contains(unknown.err, "IMB1155E")) << unknown.err;
+  // Not even the prefix folder: every name is checked before anything is made.
+  EXPECT_FALSE(fs::exists(prefix())) << "crtmqm with a bad name made " << prefix();
+  const ran bad_xmitq = crtmqm("QMOK", {"-d", std::string(49, 'X')});
+  EXPECT_EQ(bad_xmitq.code, 20) << bad_xmitq.both();
+  EXPECT_TRUE(contains(bad_xmitq.err, "default transmission queue")) << bad_xmitq.err;
+  EXPECT_TRUE(contains(bad_xmitq.err, "Nothing was created.")) << bad_xmitq.err;
+  EXPECT_FALSE(fs::exists(prefix()));
+  // A prefix that exists keeps no trace either.
+  create("QMFIRST");
+  const ran bad_in_existing = crtmqm("BAD NAME");
+  EXPECT_EQ(bad_in_existing.code, 20) << bad_in_existing.both();
   EXPECT_FALSE(fs::exists(prefix() + "/qmgrs/QMOK"));
   auto listed = qmgr::list_queue_managers(prefix());
   ASSERT_TRUE(listed) << listed.error().to_string();
-  EXPECT_TRUE(listed->empty());
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ(listed->front().name, "QMFIRST");
+  std::size_t folders = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(prefix() + "/qmgrs")) ++folders;
+  EXPECT_EQ(folders, 1u);
+}
+
+TEST_F(CrtmqmE2e, WarnsWhenALeftoverFolderIsSkipped) {
+  // A folder with the name QMLEFT's folder would get, but no mqs.ini record: what a crtmqm killed
+  // midway leaves. It is not reused, and the operator is told.
+  fs::create_directories(prefix() + "/qmgrs/QMLEFT/queues");
+  const ran r = crtmqm("QMLEFT");
+  ASSERT_EQ(r.code, 0) << r.both();
+  EXPECT_TRUE(contains(r.err, "IMB1171W")) << r.both();
+  EXPECT_TRUE(contains(r.err, prefix() + "/qmgrs/QMLEFT")) << r.err;
+  const std::string dir = store("QMLEFT").directory().string();
+  EXPECT_NE(dir, prefix() + "/qmgrs/QMLEFT");
+  EXPECT_TRUE(contains(r.out, dir)) << r.out;
+  EXPECT_TRUE(fs::is_directory(prefix() + "/qmgrs/QMLEFT/queues"));  // the leftover is left alone
+  // No leftover, no warning.
+  const ran clean = crtmqm("QMNEW");
+  ASSERT_EQ(clean.code, 0) << clean.both();
+  EXPECT_TRUE(clean.err.empty()) << clean.err;
 }
 
 TEST_F(CrtmqmE2e, HelpGivesExitCodesForAllFour) {

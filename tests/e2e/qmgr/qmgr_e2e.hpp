@@ -92,6 +92,52 @@ inline std::vector<mqsc_block> mqsc_blocks(const std::string& out) {
   return blocks;
 }
 
+// A runmqsc whose standard input is a FIFO that the test keeps open and writes to, line by line, as an
+// operator at a terminal would type; its standard output is captured (child_process::wait_for_line),
+// its standard error goes to a file.
+class live_runmqsc {
+ public:
+  live_runmqsc(const std::string& fifo, const std::string& err_file, const std::vector<std::string>& args) {
+    if (::mkfifo(fifo.c_str(), 0600) != 0) throw std::runtime_error("mkfifo " + fifo);
+    // O_RDWR does not wait for a reader (Linux), and O_CLOEXEC keeps this end out of every child, so
+    // that runmqsc sees the end of its input exactly when close_input() is called.
+    fd_ = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd_ < 0) throw std::runtime_error("open " + fifo);
+    std::string cmd = "exec " + sh_quote(IMSB_RUNMQSC);
+    for (const auto& a : args) cmd += " " + sh_quote(a);
+    cmd += " <" + sh_quote(fifo) + " 2>" + sh_quote(err_file);
+    child_ = child_process("/bin/sh", {"-c", cmd}, output_to::capture());
+  }
+  live_runmqsc(const live_runmqsc&) = delete;
+  live_runmqsc& operator=(const live_runmqsc&) = delete;
+  ~live_runmqsc() {
+    child_.stop();
+    close_input();
+  }
+
+  void write(std::string_view text) {
+    while (!text.empty()) {
+      const ssize_t n = ::write(fd_, text.data(), text.size());
+      if (n <= 0) throw std::runtime_error("write to runmqsc's FIFO");
+      text.remove_prefix(static_cast<std::size_t>(n));
+    }
+  }
+  void close_input() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  child_process& child() { return child_; }
+  // The exit code once runmqsc ends within `timeout`, else -1.
+  int exit_code(milliseconds timeout) {
+    const auto st = child_.wait_exit(timeout);
+    return st && WIFEXITED(*st) ? WEXITSTATUS(*st) : -1;
+  }
+
+ private:
+  int fd_ = -1;
+  child_process child_;
+};
+
 class qmgr_e2e : public ::testing::Test {
  protected:
   std::string prefix() const { return dir_.file("mqm"); }

@@ -387,5 +387,46 @@ TEST(ReviewSmaller, EventSwitchesAreRefusedInWhere) {
   EXPECT_THAT(run(c, "DISPLAY QLOCAL(SYSTEM.DEFAULT.LOCAL.QUEUE) QDPHIEV").lines, Not(IsEmpty()));
 }
 
+// crtmqm -u SYSTEM.DEFAULT.MODEL.QUEUE made DEADQ name a QMODEL (the default model was replaced by a
+// local queue of its name, or DEADQ pointed at a model): a default queue that is not local is refused
+// for -u and for -d; a default local queue and names of other families' defaults are still accepted.
+TEST(ReviewNewQueueManager, DefaultQueuesThatAreNotLocalAreRefusedAsDeadqAndDefxmitq) {
+  const std::pair<std::string_view, std::string_view> defaults[] = {
+      {"SYSTEM.DEFAULT.MODEL.QUEUE", "QMODEL"},
+      {"SYSTEM.DEFAULT.ALIAS.QUEUE", "QALIAS"},
+      {"SYSTEM.DEFAULT.REMOTE.QUEUE", "QREMOTE"}};
+  for (const auto& [name, type] : defaults) {
+    auto d = new_queue_manager("QM1", names::fs_profile::posix, name, "", ctx);
+    ASSERT_FALSE(d.ok()) << name;
+    EXPECT_EQ(d.error().code, std::make_error_code(std::errc::invalid_argument)) << name;
+    EXPECT_EQ(d.error().field, "deadq") << name;
+    EXPECT_THAT(d.error().detail, AllOf(HasSubstr(std::string(name)), HasSubstr(std::string(type)),
+                                        HasSubstr("not a local queue")));
+    auto x = new_queue_manager("QM1", names::fs_profile::posix, "", name, ctx);
+    ASSERT_FALSE(x.ok()) << name;
+    EXPECT_EQ(x.error().code, std::make_error_code(std::errc::invalid_argument)) << name;
+    EXPECT_EQ(x.error().field, "defxmitq") << name;
+    EXPECT_THAT(x.error().detail, AllOf(HasSubstr(std::string(name)), HasSubstr(std::string(type))));
+    // The clash is found whichever of the two names it is in.
+    auto both = new_queue_manager("QM1", names::fs_profile::posix, "SYSTEM.DEAD.LETTER.QUEUE", name, ctx);
+    ASSERT_FALSE(both.ok()) << name;
+    EXPECT_EQ(both.error().field, "defxmitq") << name;
+  }
+  // Accepted: a default local queue, and a queue named like a default namelist or process (other
+  // name spaces); the default model queue is still a model.
+  for (std::string_view ok :
+       {"SYSTEM.DEFAULT.LOCAL.QUEUE", "SYSTEM.DEFAULT.PROCESS", "SYSTEM.DEFAULT.NAMELIST"}) {
+    auto c = new_queue_manager("QM1", names::fs_profile::posix, ok, "QM2.XMIT", ctx);
+    ASSERT_TRUE(c.ok()) << ok << ": " << c.error().to_string();
+    EXPECT_EQ(c.value().qmgr().text("DEADQ"), ok);
+    const object_record* dlq = c.value().find(object_family::queue, ok);
+    ASSERT_NE(dlq, nullptr) << ok;
+    EXPECT_EQ(dlq->type, object_type::qlocal) << ok;
+    const object_record* model = c.value().find(object_family::queue, "SYSTEM.DEFAULT.MODEL.QUEUE");
+    ASSERT_NE(model, nullptr);
+    EXPECT_EQ(model->type, object_type::qmodel);
+  }
+}
+
 }  // namespace
 }  // namespace imsb::objects

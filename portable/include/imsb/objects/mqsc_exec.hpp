@@ -60,6 +60,48 @@ struct script_outcome {
 };
 script_outcome run_script(object_catalog& catalog, std::string_view script, const exec_context& ctx);
 
+// run_script fed one line at a time, as runmqsc reads a terminal or a pipe: each command is applied and
+// answered as soon as its last line arrives, so an operator sees the answer before typing the next one
+// (IBM's runmqsc does the same [I]). Lines are reassembled by mqsc/lexer.hpp's line rules: a '-' or '+'
+// as the last non-blank character continues the command, any other last character ends it; '*' in
+// column 1 and blank lines are skipped, also in the middle of a continued command. run_script is this
+// runner fed every line of the script, so both give the same output.
+class script_runner {
+ public:
+  script_runner(object_catalog& catalog, exec_context ctx);
+
+  // One line of input, without its '\n' (a trailing '\r' is dropped; a line holding '\n' counts as
+  // several lines). Returns the output of the command this line completes: its echo then its result
+  // lines, or a syntax-error line. Nothing while a command is continued, for comments and blank lines,
+  // and for every line after END.
+  std::vector<std::string> feed_line(std::string_view line);
+
+  // END (or EXIT, QUIT) was read: the caller stops reading; later lines are ignored.
+  bool ended() const noexcept { return ended_; }
+  // How many commands have changed the catalog so far: a caller that saves the catalog now and then
+  // compares it with the count at its last save.
+  std::size_t changes() const noexcept { return changes_; }
+  // A command has started but its last line has not come yet (the previous line was continued).
+  bool in_command() const noexcept { return !pending_.empty(); }
+
+  // The end of input: runs a command left continued past the last line, then adds the closing summary.
+  // The outcome's counts cover the whole input; its `lines` hold only what finish() adds (feed_line
+  // returned the rest). Call it once.
+  script_outcome finish();
+
+ private:
+  void run_pending(std::vector<std::string>& lines);
+
+  object_catalog& catalog_;
+  exec_context ctx_;
+  script_outcome progress_;
+  std::size_t changes_ = 0;
+  std::size_t line_no_ = 0;
+  std::size_t first_line_ = 0;  // of the pending command
+  std::string pending_;         // its lines so far, with the comment and blank lines between them
+  bool ended_ = false;
+};
+
 // The catalog of a new queue manager (crtmqm): the QMGR record with IBM's defaults (CCSID 819 [D],
 // MAXMSGL 4194304, DEADQ and DEFXMITQ as given, or blank), the SYSTEM.DEFAULT.* objects
 // (SYSTEM.DEFAULT.LOCAL.QUEUE, .ALIAS.QUEUE, .REMOTE.QUEUE, .MODEL.QUEUE, SYSTEM.DEFAULT.NAMELIST,

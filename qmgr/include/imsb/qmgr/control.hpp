@@ -35,8 +35,14 @@ int crtmqm(const std::vector<std::string>& args, std::ostream& out, std::ostream
 int dltmqm(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // runmqsc [-f FILE] [-e] [-v] [--prefix DIR] [QM]: MQSC from `in` (or FILE) against the catalog of a
-// stopped queue manager, under its lock.
+// stopped queue manager, under its lock. Each command is applied and answered as its last line is read;
+// from a stream the catalog is saved at the end.
 int runmqsc(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err);
+// The program's form: standard input is the file descriptor `in_fd`, read as the bytes come, and the
+// catalog is also saved whenever a command changed it and no more input is waiting (poll(2)), so an
+// operator's or a pipe's answered commands are on disk before the next one is typed. A failed write to
+// `out` (a closed pipe; the caller ignores SIGPIPE) drops the remaining results but not the commands.
+int runmqsc(const std::vector<std::string>& args, int in_fd, std::ostream& out, std::ostream& err);
 
 // dspmqfls [-m QM] [-t TYPE] [--prefix DIR] GENERICNAME | --file FILENAME
 int dspmqfls(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
