@@ -15,8 +15,9 @@
 //           fields as given or as stored. Messages [D]: "ENTRY WAS ADDED", "ENTRY WAS DELETED",
 //           "ENTRY WAS DISPLAYED", "ENTRY WAS UPDATED", "ADDITION OF ENTRY HAS FAILED" (exists),
 //           "SPECIFIED PERSON WAS NOT FOUND", "PROCESS CODE IS NOT VALID", "DATA IS NOT ENOUGH" (ADD/TADD
-//           without first name and extension), "LAST NAME IS NOT SPECIFIED". TADD adds like ADD and also
-//           reports the entry (its "test add" [D]).
+//           without first name and extension), "LAST NAME WAS NOT SPECIFIED", "NO DATA WAS ENTERED" (UPDATE
+//           without fields) [C: IBM IVP samples]. TADD adds like ADD and also reports the entry (its "test
+//           add" [D]).
 //  IVTCV    IVTNO as a conversation using the SPA [D]: step 1 (no state in the SPA) takes the process code
 //           and last name and asks for the rest ("ENTER FIRST NAME, EXTENSION AND ZIP" for ADD/UPDATE) or
 //           answers at once (DISPLAY, DELETE); step 2 takes the remaining fields and answers; "END" as
