@@ -169,16 +169,15 @@ void client_session::handle(const otma::otma_message& message, millis now) {
       handle_bid_answer(message, kind == message_kind::bid_ack, now);
       return;
     case message_kind::server_available:
-      if (state_ == client_state::bidding || state_ == client_state::idle) {
-        // The server learned of us after our bid left (or never got it): bid again (§2.2 [C]). Its
-        // token is the destination token of the new bid.
-        if (message.state) {
-          if (auto* sa = std::get_if<otma::server_available_state_data>(&*message.state)) {
-            server_token_ = sa->originator_token;
-          }
+      if (message.state) {
+        if (auto* sa = std::get_if<otma::server_available_state_data>(&*message.state)) {
+          server_token_ = sa->originator_token;
         }
-        send_bid(now);
       }
+      if (state_ == client_state::idle) send_bid(now);  // the server saw us first: bid (§2.2 [C])
+      // While our bid is out the two crossed, as they do on every connect (we bid as we join, the
+      // server announces itself as it sees us join): the bid already sent is answered, so a second
+      // one would only run the resync exchange twice [D]. A bid that is lost ends in bid_timeout.
       // "The client should ignore a Server-Available message after it has successfully completed its
       // client-bid" §2.2 [C: IMS-SA-FLOW]
       return;
