@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "exec_test_support.hpp"
 #include "imsb/mqsc/parser.hpp"
 #include "imsb/objects/mqsc_exec.hpp"
 #include "imsb/objects/schema.hpp"
@@ -22,59 +23,7 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-const exec_context ctx{"2026-11-29", "19.08.32", false};
-
-object_catalog fresh() {
-  auto c = new_queue_manager("QM1", names::fs_profile::posix, "", "", ctx);
-  EXPECT_TRUE(c.ok());
-  return std::move(c).value();
-}
-
-exec_outcome run(object_catalog& c, std::string_view text) {
-  auto r = mqsc::parse_command(text);
-  EXPECT_TRUE(r.ok()) << text << ": " << (r.error ? r.error->message() : "");
-  if (!r.ok()) return {};
-  return execute(c, *r.cmd, ctx);
-}
-
-std::string dump(const object_catalog& c) {
-  std::string s;
-  auto rec = [&](const object_record& r) {
-    s += std::string(to_mqsc_word(r.type)) + " " + r.name + "\n";
-    for (const auto& [k, v] : r.attrs) s += "  " + k + "=" + v + "\n";
-    for (const auto& [k, v] : r.lists) {
-      s += "  " + k + "=[";
-      for (const auto& e : v) s += e + ",";
-      s += "]\n";
-    }
-  };
-  rec(c.qmgr());
-  for (auto f : {object_family::queue, object_family::stgclass, object_family::namelist,
-                 object_family::process, object_family::channel, object_family::listener})
-    for (const object_record* r : c.list(f)) rec(*r);
-  for (const auto& a : c.authrecs()) {
-    s += "AUTHREC " + a.profile + " " + a.objtype + " " + a.principal + "/" + a.group + ":";
-    for (const auto& w : a.authorities) s += " " + w;
-    s += "\n";
-  }
-  return s;
-}
-
-std::string refused(object_catalog& c, std::string_view text, exec_status want = exec_status::failed) {
-  const std::string before = dump(c);
-  exec_outcome o = run(c, text);
-  EXPECT_EQ(o.status, want) << text;
-  EXPECT_FALSE(o.changed) << text;
-  EXPECT_EQ(dump(c), before) << text;
-  EXPECT_EQ(o.lines.size(), 1u) << text;
-  return o.lines.empty() ? std::string() : o.lines[0];
-}
-
-void applied(object_catalog& c, std::string_view text) {
-  exec_outcome o = run(c, text);
-  EXPECT_EQ(o.status, exec_status::ok) << text << ": " << (o.lines.empty() ? "" : o.lines[0]);
-  EXPECT_TRUE(o.changed) << text;
-}
+using namespace test;  // NOLINT: the shared helpers read as part of each test
 
 // The object names a DISPLAY shows, in order.
 std::vector<std::string> shown(object_catalog& c, std::string_view text) {

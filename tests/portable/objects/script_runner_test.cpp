@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "exec_test_support.hpp"
 #include "imsb/objects/mqsc_exec.hpp"
 
 namespace imsb::objects {
@@ -19,13 +20,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::StartsWith;
 
-const exec_context ctx{"2026-11-29", "19.08.32", false};
-
-object_catalog fresh() {
-  auto c = new_queue_manager("QM1", names::fs_profile::posix, "", "", ctx);
-  EXPECT_TRUE(c.ok());
-  return std::move(c).value();
-}
+using namespace test;  // NOLINT: the shared helpers read as part of each test
 
 std::vector<std::string> lines_of(std::string_view script) {
   std::vector<std::string> lines;
