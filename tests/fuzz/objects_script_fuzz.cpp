@@ -23,10 +23,14 @@ void require(bool ok) {
 
 const exec_context ctx{"2026-11-29", "12.00.00", false};
 
+// A new queue manager's catalog, made once and copied for each run (making it is most of a run's cost).
 object_catalog fresh() {
-  auto made = new_queue_manager("QM1", imsb::names::fs_profile::fat83, "DLQ", "XMITQ", ctx);
-  require(made.ok());
-  return std::move(made.value());
+  static const object_catalog base = [] {
+    auto made = new_queue_manager("QM1", imsb::names::fs_profile::fat83, "DLQ", "XMITQ", ctx);
+    require(made.ok());
+    return std::move(made.value());
+  }();
+  return base;
 }
 
 }  // namespace
