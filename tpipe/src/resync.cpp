@@ -64,8 +64,8 @@ resync_decision decide_resync(const client_tpipe_record& ours, std::uint32_t ims
     output_reason = "IMS send " + num(ims_send) + " vs our receive " + num(ours.receive) + ": mismatch";
   }
 
-  // REPresynch tpipe flag 1 (§1.5.4 [C: IMS-SD-REP]): stop X'0C' on any mismatch (IMB2020E; the
-  // Tpipe waits for RESET TPIPE), else dequeue X'04' or continue X'00'.
+  // REPresynch tpipe flag 1 (§1.5.4 [C: IMS-SD-REP]): stop X'0C' on any mismatch (the bridge reports it,
+  // CSQ2020E's twin; the Tpipe waits for RESET TPIPE), else dequeue X'04' or continue X'00'.
   if (d.input == input_outcome::mismatch || d.output == output_outcome::mismatch)
     d.action = otma::represynch_action::stop_tpipe;
   else if (d.output == output_outcome::dequeue_last_output)
