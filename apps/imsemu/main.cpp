@@ -1,0 +1,288 @@
+// imsemu: the IMS emulator (issue 6). All logic is in imsb_imsemu (imsb/imsemu/program.hpp, engine.hpp);
+// this file parses options, makes the xcfhub client backend, runs the operator console on standard input
+// and stops on SIGINT/SIGTERM.
+
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "imsb/core/messages.hpp"
+#include "imsb/imsemu/program.hpp"
+#include "imsb/transport/tcp_xcf.hpp"
+
+namespace po = boost::program_options;
+namespace msg = imsb::msg;
+
+namespace {
+
+constexpr int exit_ok = 0;
+constexpr int exit_usage = 2;
+constexpr int exit_failed = 8;
+constexpr int exit_internal = 12;
+
+const char* const usage_text = R"(Usage:
+  imsemu --config FILE [options]
+  imsemu --group GROUP --member MEMBER [options]
+
+imsemu emulates IMS TM and OTMA for the MQ-IMS bridge (and any OTMA client): it joins an XCF group
+through xcfhub as IMS's member, accepts client bids, runs transactions with its built-in programs
+(IVTNO IVTCV ECHO SHOWOTMA ALTOUT) or external ones, keeps commit-then-send work, Tpipe numbers and the
+phone book in a journal in the state folder (so a warm start resynchronizes), and answers IMS commands.
+Console lines go to standard output, each with a message ID: IMS's DFS IDs where IMS has one (DFS2360I
+joined, DFS2361I left, DFS2364E join failed, ...), IMBnnnnI otherwise (docs/messages.md).
+)";
+
+const char* const definitions_text = R"(
+Definitions file (--config; examples/imsemu/ivp.def is a commented sample; '*' in column 1 = comment,
+a statement continues after a trailing ',' or a non-blank column 72):
+  IMS GRNAME=XCFGRP1,OTMANM=IMSA,IMSID=IMSA,MAXTP=500,INPUT=5000,HEARTBEAT=60
+                 XCF group and IMS member; Tpipes per client; TIB (flood) limit; X'3C' interval (s)
+  APPLCTN PSB=P,PGMTYPE=TP[,FPATH=YES][,PGM=builtin:IVTNO|external:/path]
+  TRANSACT CODE=T,MSGTYPE=(SNGLSEG|MULTSEG,RESPONSE|NONRESPONSE,1)[,SPA=(80,)]
+                 [,INQUIRY=(YES,NORECOV)][,FPATH=YES]           a transaction of the APPLCTN above
+  NAME LTERM                                                   an LTERM
+  CREATE PGM NAME(P) SET(FP(N),RUN(builtin:ECHO))
+  CREATE TRAN NAME(T) SET(PGM(P),RECOVER(Y),RESP(Y),SPASZ(0),FP(N),STATUS(STOPPED))
+  D NAME TMEMBER=M TPIPE=T SYNTP=Y|N                            OTMA destination descriptor (mask: NAME*)
+  USER ID=U,GROUPS=(G),TRANS=(T1,T2),CMDS=(DIS)                 RACF stand-in
+  GROUP NAME=G,TRANS=(T),CMDS=(DIS,STA)
+  /SECURE OTMA NONE|CHECK|FULL|PROFILE
+  STOP TRAN=T                                                   start with T stopped
+Without --config: IVTNO, IVTCV, ECHO, SHOWOTMA, ALTOUT, LTERM IVTNOLT, /SECURE OTMA NONE, and the
+--group and --member given.
+
+Operator console (standard input, one command a line; the answer is printed):
+  IMS commands: /DIS OTMA, /DIS TMEMBER name|ALL [TPIPE name|ALL], /DIS TRAN name|ALL [QCNT],
+                /STA|/STO TRAN|TMEMBER|TPIPE ..., /DEQUEUE TMEMBER m TPIPE t PURGE|PURGE1,
+                /EXIT CONV nnnn | TMEMBER m TPIPE t   (IMS accepts the first three letters of a verb)
+  FAULT STOP|RESUME|WITHHOLD ACK n|IGNORE ACK n|DUPLICATE OUTPUT n|NAK xxxx|DELAY OUTPUT ms|
+        CRASH AFTER LOG|CRASH AFTER RUN|CLEAR|SHOW                  test faults (also --fault)
+  /CHECKPOINT FREEZE (/CHE FREEZE)                                 stop, as SIGTERM
+)";
+
+const char* const exit_text = R"(
+Exit codes:
+  0   stopped on SIGINT, SIGTERM or /CHE FREEZE (IMB5082I)
+  2   usage error (IMB5083E)
+  8   could not start: definitions, state folder, --fault, hub endpoint or TLS files, XCF join (IMB5081E)
+  12  internal error (IMB5084S)
+)";
+
+struct usage_error {
+  std::string text;
+};
+
+// One write per line, so console lines of different threads never interleave.
+std::mutex console_mutex;
+void console_line(const std::string& line) {
+  std::lock_guard<std::mutex> lock(console_mutex);
+  std::string text = line;
+  text += '\n';
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
+
+// Set by the console's /CHE FREEZE before it raises SIGTERM, so the stop line names the command.
+std::atomic<bool> freeze_requested{false};
+
+std::string upper(std::string s) {
+  for (char& c : s) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  }
+  return s;
+}
+
+bool is_freeze(const std::string& line) {
+  std::string u = upper(line);
+  return (u.rfind("/CHE", 0) == 0) && u.find("FREEZE") != std::string::npos;
+}
+
+// The operator console: standard input read with poll so that the thread can be stopped and joined.
+class console_reader {
+ public:
+  explicit console_reader(imsb::imsemu::program& p) : program_(p), thread_([this] { run(); }) {}
+  ~console_reader() {
+    stop_ = true;
+    thread_.join();
+  }
+
+ private:
+  void run() {
+    std::string pending;
+    char buf[4096];
+    while (!stop_) {
+      pollfd pfd{STDIN_FILENO, POLLIN, 0};
+      const int n = ::poll(&pfd, 1, 200);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 || (pfd.revents & POLLNVAL) != 0) return;
+      if (n == 0) continue;
+      const ssize_t got = ::read(STDIN_FILENO, buf, sizeof buf);
+      if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (got <= 0) {
+        if (!pending.empty()) handle(pending);
+        console_line(std::string(msg::IMB5085I) + " OPERATOR CONSOLE INPUT ENDED; RUNNING ON");
+        return;
+      }
+      pending.append(buf, static_cast<std::size_t>(got));
+      for (auto nl = pending.find('\n'); nl != std::string::npos; nl = pending.find('\n')) {
+        std::string line = pending.substr(0, nl);
+        pending.erase(0, nl + 1);
+        handle(line);
+      }
+    }
+  }
+  void handle(std::string line) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (line.empty()) return;
+    if (is_freeze(line)) {
+      freeze_requested = true;
+      ::kill(::getpid(), SIGTERM);  // the main thread's sigwait does the stop
+      return;
+    }
+    for (const auto& l : program_.operator_command(line)) console_line(l);
+  }
+
+  imsb::imsemu::program& program_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+std::uint64_t in_range(const po::variables_map& vm, const char* name, std::int64_t lo, std::int64_t hi) {
+  const auto v = vm[name].as<std::int64_t>();
+  if (v < lo || v > hi) {
+    throw usage_error{"--" + std::string(name) + " " + std::to_string(v) + ": must be " + std::to_string(lo) +
+                      " to " + std::to_string(hi)};
+  }
+  return static_cast<std::uint64_t>(v);
+}
+
+int run(int argc, char** argv) {
+  po::options_description general("imsemu options");
+  general.add_options()                                                                                   //
+      ("help,h", "print this help and exit")                                                              //
+      ("config", po::value<std::string>(), "definitions file (see below); else --group and --member")     //
+      ("group", po::value<std::string>(), "XCF group (GRNAME); overrides the file's")                     //
+      ("member", po::value<std::string>(), "IMS's XCF member name (OTMANM); overrides the file's")        //
+      ("hub", po::value<std::string>()->default_value("127.0.0.1:5099"), "xcfhub HOST:PORT ([v6]:port)")  //
+      ("state", po::value<std::string>()->default_value("./imsemu-state"),
+       "journal folder (created if needed): queued work, Tpipe numbers, the phone book")   //
+      ("cold", "cold start: drop Tpipes, queued input and output (the phone book stays)")  //
+      ("heartbeat-ms", po::value<std::int64_t>(),
+       "X'3C' server-state interval in ms (0 = none); default HEARTBEAT= of the definitions (60 s)")  //
+      ("output-ack-timeout-ms", po::value<std::int64_t>()->default_value(120000),
+       "an output unanswered this long is reported (DFS3494E)")  //
+      ("fault", po::value<std::vector<std::string>>()->composing(),
+       "a FAULT command at start, e.g. --fault \"NAK 0030\"; repeatable (operator commands below)")  //
+      ("no-console", "do not read operator commands from standard input (background runs, tests)")   //
+      ("join-retry-ms", po::value<std::int64_t>()->default_value(10000),
+       "keep retrying the XCF join this long (a killed predecessor may still be in the hub)");
+  po::options_description tls("TLS to xcfhub (used when any of these is given)");
+  tls.add_options()                                                                                    //
+      ("tls-ca", po::value<std::string>(), "PEM CA file the hub's certificate is verified against")    //
+      ("tls-cert", po::value<std::string>(), "PEM client certificate to present (hub with --tls-ca)")  //
+      ("tls-key", po::value<std::string>(), "PEM private key of --tls-cert");
+  po::options_description all;
+  all.add(general).add(tls);
+  po::variables_map vm;
+  const po::positional_options_description none;
+  po::store(po::command_line_parser(argc, argv).options(all).positional(none).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << usage_text << '\n' << all << definitions_text << exit_text;
+    return exit_ok;
+  }
+
+  imsb::imsemu::program_options options;
+  if (vm.count("config")) options.config_file = vm["config"].as<std::string>();
+  if (vm.count("group")) options.group = vm["group"].as<std::string>();
+  if (vm.count("member")) options.member = vm["member"].as<std::string>();
+  if (options.config_file.empty() && (options.group.empty() || options.member.empty())) {
+    throw usage_error{"give --config FILE, or --group and --member"};
+  }
+  options.state_dir = vm["state"].as<std::string>();
+  options.cold_start = vm.count("cold") != 0;
+  if (vm.count("heartbeat-ms")) options.heartbeat_ms = in_range(vm, "heartbeat-ms", 0, 3600 * 1000);
+  options.output_ack_timeout_ms = in_range(vm, "output-ack-timeout-ms", 1, 24 * 3600 * 1000);
+  if (vm.count("fault")) options.faults = vm["fault"].as<std::vector<std::string>>();
+  const auto retry = std::chrono::milliseconds(in_range(vm, "join-retry-ms", 0, 3600 * 1000));
+
+  imsb::transport::tcp_service_options hub;
+  hub.endpoint = vm["hub"].as<std::string>();
+  if (vm.count("tls-ca")) hub.tls.ca_file = vm["tls-ca"].as<std::string>();
+  if (vm.count("tls-cert")) hub.tls.cert_file = vm["tls-cert"].as<std::string>();
+  if (vm.count("tls-key")) hub.tls.key_file = vm["tls-key"].as<std::string>();
+  hub.log = console_line;
+
+  // SIGINT/SIGTERM are taken by sigwait below; blocked before any thread starts, so every thread
+  // inherits the mask and none is interrupted by them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+
+  auto opened = imsb::imsemu::program::open(options, console_line);
+  if (!opened.ok()) {
+    console_line(std::string(msg::IMB5081E) + ' ' + opened.error().to_string());
+    return exit_failed;
+  }
+  std::unique_ptr<imsb::imsemu::program> program = std::move(opened).value();
+  std::unique_ptr<imsb::transport::tcp_service> service;
+  try {
+    service = std::make_unique<imsb::transport::tcp_service>(hub);
+  } catch (const std::invalid_argument& e) {
+    console_line(std::string(msg::IMB5081E) + " --hub/--tls: " + e.what());
+    return exit_failed;
+  }
+  const auto rc = program->start(*service, retry);
+  if (!rc.ok()) {
+    console_line(std::string(msg::IMB5081E) + " cannot join the XCF group through " + hub.endpoint);
+    return exit_failed;
+  }
+  int signal_number = 0;
+  {
+    std::optional<console_reader> console;
+    if (vm.count("no-console") == 0) console.emplace(*program);
+    while (sigwait(&stop_signals, &signal_number) != 0) {
+    }
+  }
+  program->stop(freeze_requested ? "/CHECKPOINT FREEZE" : signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+  program.reset();
+  service.reset();
+  return exit_ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const usage_error& e) {
+    console_line(std::string(msg::IMB5083E) + ' ' + e.text + " (imsemu --help)");
+    return exit_usage;
+  } catch (const po::error& e) {
+    console_line(std::string(msg::IMB5083E) + ' ' + e.what() + " (imsemu --help)");
+    return exit_usage;
+  } catch (const std::exception& e) {
+    console_line(std::string(msg::IMB5084S) + ' ' + e.what());
+    return exit_internal;
+  }
+}

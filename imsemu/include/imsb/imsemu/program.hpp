@@ -1,0 +1,96 @@
+#pragma once
+// The imsemu program (issue 6) without its main(): definitions loaded, the engine bound to an XCF member
+// through tpipe::server_link, a timer thread, the operator console and the orderly stop. apps/imsemu/
+// main.cpp parses the command line, makes the XCF backend (xcfhub's TCP client) and handles signals;
+// everything else is here, so tests can run a whole emulator in-process over any xcf::service.
+//
+// Threads: the XCF backend calls the link from its own thread; the timer thread calls link.tick() and
+// engine.tick(); the console calls operator_command(). All three go through the link's (recursive)
+// lock, so the engine, which is not thread-safe, sees one caller at a time.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "imsb/core/result.hpp"
+#include "imsb/ims/definitions.hpp"
+#include "imsb/imsemu/engine.hpp"
+#include "imsb/tpipe/xcf_link.hpp"
+#include "imsb/xcf/member.hpp"
+
+namespace imsb::imsemu {
+
+struct program_options {
+  std::string config_file;  // definitions file; empty: ims::default_definitions
+  std::string group;        // --group: overrides the file's GRNAME
+  std::string member;       // --member: overrides the file's OTMANM
+  std::filesystem::path state_dir = "imsemu-state";
+  bool cold_start = false;
+  std::optional<std::uint64_t> heartbeat_ms;      // X'3C' interval; default the definitions' HEARTBEAT=
+  std::uint64_t output_ack_timeout_ms = 120'000;  // DFS3494E after this long without the client's answer
+  std::vector<std::string> faults;                // each one engine FAULT command without the word FAULT
+  std::uint64_t tick_ms = 100;                    // the timer thread's period
+};
+
+// The definitions the program runs with: the file's (ims::parse_definitions) or ims::default_definitions,
+// then --group / --member. Errors: the file cannot be read (generic errno, field "definitions"), a parse
+// error (as parse_definitions), no group or member at all (std::errc::invalid_argument).
+result<ims::definitions> load_definitions(const program_options& options);
+
+class program {
+ public:
+  // Loads the definitions, opens the engine on the state folder (warm, or cold with cold_start) and
+  // applies the faults (an unknown one: std::errc::invalid_argument naming it). Console lines of the
+  // engine and of the program go to `console`, from any of the threads above.
+  static result<std::unique_ptr<program>> open(const program_options& options, console_fn console);
+  ~program();  // stop() if still running
+  program(const program&) = delete;
+  program& operator=(const program&) = delete;
+
+  // Joins the OTMA XCF group as a lasting member (DFS2360I), retrying for `retry_for` while the backend
+  // refuses (the hub may still hold a killed predecessor's connection); DFS2364E when it gives up.
+  // Then starts the timer thread.
+  xcf::return_code start(xcf::service& xcf, std::chrono::milliseconds retry_for);
+  // An operator console line: an IMS command, or an emulator FAULT command; the lines to print.
+  std::vector<std::string> operator_command(std::string_view line);
+  // Planned stop: suspend to every client (X'14'), leave the group (DFS2361I), stop the timer.
+  void stop(const std::string& why);
+
+  const ims::definitions& definitions() const noexcept { return engine_->definitions(); }
+  // The engine, for in-process tests; use it through with_engine from other threads.
+  template <class F>
+  auto with_engine(F&& f) {
+    return link_->with_session([&](tpipe::server_session&) { return f(*engine_); });
+  }
+
+ private:
+  program(std::unique_ptr<engine> e, const ims::definitions& defs, const program_options& options,
+          console_fn console);
+  void timer_loop();
+
+  console_fn console_;
+  std::string group_;
+  std::string member_;
+  std::string imsid_;
+  std::string state_dir_;
+  bool cold_ = false;
+  std::uint64_t tick_ms_;
+  std::unique_ptr<engine> engine_;
+  std::unique_ptr<tpipe::server_link> link_;
+  std::mutex timer_mutex_;
+  std::condition_variable timer_cv_;
+  bool timer_stop_ = false;
+  std::thread timer_;
+  std::atomic<bool> joined_{false};
+};
+
+}  // namespace imsb::imsemu

@@ -1,0 +1,445 @@
+// imsemu as a real program (issue 6): xcfhub and imsemu started as child processes on loopback, and a
+// scripted OTMA client in this test — tpipe::client_link over the xcfhub TCP backend — that records what
+// IMS sends and ACKs output only after it has "committed" it (CM0 step 6, spec/otma-xcf.md §1.10 [C]).
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "imsb/codepage/codepage.hpp"
+#include "imsb/imsemu/journal.hpp"
+#include "imsb/otma/message.hpp"
+#include "imsb/otma/sense.hpp"
+#include "imsb/tpipe/protocol.hpp"
+#include "imsb/tpipe/xcf_link.hpp"
+#include "imsb/transport/tcp_xcf.hpp"
+#include "process.hpp"
+
+namespace imsb::test {
+namespace {
+
+using otma::otma_message;
+using std::chrono::milliseconds;
+
+constexpr const char* group_name = "XCFGRP1";
+constexpr const char* ims_member = "IMSA";
+constexpr const char* client_member = "MQCLIENT";
+const milliseconds wait_long{15000};
+
+// ---- OTMA data --------------------------------------------------------------------------------------
+
+std::string text_of(const bytes& raw) {
+  const auto c = codepage::convert(raw, codepage::ccsid_037, codepage::ccsid_819);
+  return std::string(c.out.begin(), c.out.end());
+}
+
+bytes ebcdic(const std::string& s) {
+  return codepage::convert(bytes_view::of(s), codepage::ccsid_819, codepage::ccsid_037).out;
+}
+
+std::string all_text(const otma_message& m) {
+  std::string s;
+  for (const auto& seg : m.segments()) s += text_of(seg.data) + "\n";
+  return s;
+}
+
+// IVTNO columns: trancode 8, process code 8, last 10, first 10, extension 10, zip 7.
+std::string phone_line(const std::string& code, const std::string& last, const std::string& first = {},
+                       const std::string& ext = {}, const std::string& zip = {}) {
+  return codepage::pad_field("IVTNO", 8) + codepage::pad_field(code, 8) + codepage::pad_field(last, 10) +
+         codepage::pad_field(first, 10) + codepage::pad_field(ext, 10) + codepage::pad_field(zip, 7);
+}
+
+// CM0 on a synchronized Tpipe with recoverable number `rsn`, or (rsn 0) CM1 on a plain Tpipe.
+otma_message make_input(const std::string& tpipe, const std::string& text, std::uint32_t rsn,
+                        const std::string& user = {}) {
+  otma_message m;
+  m.mci.message_type = otma::msg_type::transaction;
+  m.mci.tpipe_name.set(tpipe);
+  m.mci.processing_flags = rsn != 0 ? otma::processing::synchronized_tpipe : 0;
+  m.mci.recoverable_seq = rsn;
+  otma::transaction_state_data sd;
+  sd.sync_flags = static_cast<std::uint8_t>(
+      (rsn != 0 ? otma::sync_flags::commit_then_send : otma::sync_flags::send_then_commit) |
+      otma::sync_flags::sync_level_confirm);
+  m.state = sd;
+  if (!user.empty()) {
+    otma::security_data se;
+    se.flag = otma::security_flag::check;
+    se.set_user_id(user);
+    m.security = se;
+  }
+  otma::application_data ap;
+  ap.segments.push_back(otma::segment{0, ebcdic(text)});
+  m.application = ap;
+  return m;
+}
+
+// ---- The scripted OTMA client -----------------------------------------------------------------------
+
+// Owner of a client_link: callbacks come on the backend's I/O thread under the link's lock; this class
+// records under its own mutex and never takes the link's lock while holding it.
+class otma_client final : public tpipe::client_observer {
+ public:
+  explicit otma_client(const std::string& endpoint) {
+    transport::tcp_service_options o;
+    o.endpoint = endpoint;
+    o.connect_timeout = milliseconds(5000);
+    service_ = std::make_unique<transport::tcp_service>(o);
+    tpipe::client_config cfg;
+    cfg.bid.member = client_member;
+    cfg.server_member = ims_member;
+    cfg.resync = true;
+    link_ = std::make_unique<tpipe::client_link>(cfg, *this);
+  }
+  ~otma_client() override {
+    link_->leave();
+    link_.reset();
+  }
+
+  xcf::return_code join() { return link_->join(*service_, group_name); }
+
+  result<std::uint32_t> send(const otma_message& m) {
+    return link_->with_session(
+        [&](tpipe::client_session& s) { return s.send_input(m, tpipe::steady_now()); });
+  }
+
+  // Waits until `pred` (called under the client's mutex) holds.
+  bool wait(const std::function<bool()>& pred, milliseconds timeout = wait_long) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, timeout, pred);
+  }
+  template <class F>
+  auto locked(F&& f) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return f();
+  }
+
+  // tpipe::client_observer
+  void send(bytes) override {}  // the link sends
+  void on_session_ready() override {
+    note([&] { ++ready_count; });
+  }
+  void on_bid_rejected(std::uint16_t sense, std::uint16_t) override {
+    note([&] { bid_rejected = sense; });
+  }
+  void on_session_lost(const std::string& reason) override {
+    note([&] {
+      ++lost_count;
+      lost_reason = reason;
+    });
+  }
+  std::optional<tpipe::client_tpipe_record> tpipe_record(std::string_view tpipe) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = records.find(std::string(tpipe));
+    if (it == records.end()) return std::nullopt;
+    return it->second;
+  }
+  void on_resync_decision(std::string_view, const tpipe::resync_decision& d) override {
+    note([&] { decisions.push_back(d); });
+  }
+  void on_tpipe_unknown_to_server(std::string_view) override {}
+  void on_input_response(const tpipe::input_response& r) override {
+    note([&] {
+      responses.push_back(r);
+      if (r.ack && r.recoverable_seq != 0) records[r.tpipe].send = r.recoverable_seq;
+    });
+  }
+  void on_output(const otma_message& m) override {
+    bool ack = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      outputs.push_back(m);
+      if (m.mci.response_requested() && auto_ack) {
+        // CM0 step 6: commit first (the receive number and the message are ours now), then ACK.
+        if (m.mci.recoverable_seq != 0) records[tpipe::tpipe_of(m)].receive = m.mci.recoverable_seq;
+        committed.push_back(all_text(m));
+        ack = true;
+      }
+    }
+    cv_.notify_all();
+    // Inside the link's lock already (recursive): the ACK goes out before the next callback.
+    if (ack) link_->with_session([&](tpipe::client_session& s) { s.ack_output(m); });
+  }
+  void on_commit_confirmation(std::string_view, std::uint32_t, bool c) override {
+    note([&] { commits.push_back(c); });
+  }
+  void on_server_state(std::uint16_t) override {}
+  void on_suspend() override {
+    note([&] { ++suspends; });
+  }
+  std::vector<std::string> our_synchronized_tpipes() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::string> v;
+    for (const auto& [k, r] : records) v.push_back(k);
+    return v;
+  }
+
+  // Recorded state: read it under locked() or inside wait() predicates.
+  int ready_count = 0;
+  int lost_count = 0;
+  int suspends = 0;
+  std::uint16_t bid_rejected = 0;
+  std::string lost_reason;
+  bool auto_ack = true;
+  std::map<std::string, tpipe::client_tpipe_record> records;
+  std::vector<tpipe::resync_decision> decisions;
+  std::vector<tpipe::input_response> responses;
+  std::vector<otma_message> outputs;
+  std::vector<std::string> committed;  // texts of the outputs committed and ACKed
+  std::vector<bool> commits;
+
+ private:
+  template <class F>
+  void note(F&& f) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      f();
+    }
+    cv_.notify_all();
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::unique_ptr<transport::tcp_service> service_;
+  std::unique_ptr<tpipe::client_link> link_;
+};
+
+// ---- The fixture: xcfhub, imsemu, one state folder --------------------------------------------------
+
+class imsemu_e2e : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    state_ = dir_.file("state");
+    const std::string port_file = dir_.file("hub.port");
+    hub_ = child_process(IMSB_XCFHUB, {"--listen", "127.0.0.1:0", "--port-file", port_file},
+                         output_to::file(dir_.file("xcfhub.log")));
+    const auto port = wait_for_file(port_file, wait_long);
+    ASSERT_TRUE(port.has_value()) << read_file(dir_.file("xcfhub.log"));
+    endpoint_ = "127.0.0.1:" + std::to_string(std::stoi(*port));
+  }
+  void TearDown() override {
+    client_.reset();
+    if (ims_.running()) {
+      ims_.signal(SIGTERM);
+      ims_.wait_exit(milliseconds(10000));
+    }
+    ims_.stop();
+    hub_.stop();
+    if (HasFailure()) {
+      for (int i = 1; i <= starts_; ++i) {
+        std::cerr << "---- imsemu start " << i << " ----\n" << read_file(log_of(i));
+      }
+    }
+  }
+
+  std::string log_of(int start) const { return dir_.file("imsemu-" + std::to_string(start) + ".log"); }
+
+  // Starts imsemu and waits for its ready line (IMB5080I); `extra` options after the usual ones.
+  void start_ims(const std::vector<std::string>& extra = {}) {
+    ++starts_;
+    // --no-console: the test's standard input is not the emulator's operator console.
+    std::vector<std::string> args{"--group", group_name, "--member", ims_member,    "--hub",
+                                  endpoint_, "--state",  state_,     "--no-console"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    ims_ = child_process(IMSB_IMSEMU, args, output_to::file(log_of(starts_)));
+    const auto until = std::chrono::steady_clock::now() + wait_long;
+    while (read_file(log_of(starts_)).find("IMB5080I") == std::string::npos) {
+      ASSERT_TRUE(ims_.running()) << "imsemu ended:\n" << read_file(log_of(starts_));
+      ASSERT_LT(std::chrono::steady_clock::now(), until) << read_file(log_of(starts_));
+      std::this_thread::sleep_for(milliseconds(10));
+    }
+  }
+  // SIGTERM: the planned stop; exit code 0.
+  void stop_ims() {
+    ASSERT_TRUE(ims_.signal(SIGTERM));
+    const auto status = ims_.wait_exit(milliseconds(10000));
+    ASSERT_TRUE(status.has_value());
+    ASSERT_TRUE(WIFEXITED(*status)) << *status;
+    EXPECT_EQ(WEXITSTATUS(*status), 0);
+  }
+
+  void connect_client() {
+    client_ = std::make_unique<otma_client>(endpoint_);
+    const auto rc = client_->join();
+    ASSERT_TRUE(rc.ok()) << rc.rc << "/" << rc.rsn;
+    ASSERT_TRUE(client_->wait([&] { return client_->ready_count >= 1; })) << client_->lost_reason;
+  }
+
+  // Sends one input and waits for its ACK/NAK and, when `outputs` > 0, for that many more outputs.
+  tpipe::input_response exchange(const otma_message& m, std::size_t outputs = 1) {
+    const std::size_t responses_before = client_->locked([&] { return client_->responses.size(); });
+    const std::size_t outputs_before = client_->locked([&] { return client_->outputs.size(); });
+    const auto sent = client_->send(m);
+    EXPECT_TRUE(sent.ok()) << (sent.ok() ? std::string() : sent.error().to_string());
+    EXPECT_TRUE(client_->wait([&] {
+      return client_->responses.size() > responses_before &&
+             client_->outputs.size() >= outputs_before + outputs;
+    })) << "no answer to "
+        << all_text(m);
+    return client_->locked([&] {
+      return client_->responses.size() > responses_before ? client_->responses.back()
+                                                          : tpipe::input_response{};
+    });
+  }
+  std::string last_output() {
+    return client_->locked(
+        [&] { return client_->outputs.empty() ? std::string() : all_text(client_->outputs.back()); });
+  }
+
+  temp_dir dir_;
+  std::string state_;
+  std::string endpoint_;
+  child_process hub_;
+  child_process ims_;
+  int starts_ = 0;
+  std::unique_ptr<otma_client> client_;
+};
+
+TEST_F(imsemu_e2e, ivtno_showotma_display_tmember_and_an_entry_that_survives_a_restart) {
+  start_ims();
+  EXPECT_NE(read_file(log_of(1)).find("DFS2360I"), std::string::npos);
+  connect_client();
+
+  // (1) CM0, recoverable, on a synchronized Tpipe with recoverable numbers.
+  auto r = exchange(make_input("MQTP1", phone_line("ADD", "SMITH", "JOHN", "1234", "95000"), 1));
+  EXPECT_TRUE(r.ack);
+  EXPECT_EQ(r.recoverable_seq, 1u);
+  EXPECT_NE(last_output().find("ENTRY WAS ADDED"), std::string::npos) << last_output();
+  r = exchange(make_input("MQTP1", phone_line("DISPLAY", "SMITH"), 2));
+  EXPECT_TRUE(r.ack);
+  std::string reply = last_output();
+  EXPECT_NE(reply.find("ENTRY WAS DISPLAYED"), std::string::npos) << reply;
+  EXPECT_NE(reply.find("JOHN"), std::string::npos) << reply;
+  EXPECT_NE(reply.find("1234"), std::string::npos) << reply;
+  EXPECT_EQ(client_->locked([&] { return client_->outputs.back().mci.recoverable_seq; }), 2u);
+
+  // (3) SHOWOTMA shows what the client sent: Tpipe, commit mode, user ID.
+  r = exchange(make_input("SHOWTP", "SHOWOTMA", 0, "CLERK1"));
+  EXPECT_TRUE(r.ack);
+  const std::string shown = last_output();
+  for (const char* want : {"TPIPE=SHOWTP", "COMMITMODE=1", "USERID=CLERK1", "SYNCHRONIZED=N"}) {
+    EXPECT_NE(shown.find(want), std::string::npos) << want << " not in\n" << shown;
+  }
+  EXPECT_TRUE(client_->wait([&] { return !client_->commits.empty(); }));  // CM1: committed on our ACK
+
+  // (4) An IMS command through OTMA: the synchronized Tpipe shows SYN, the CM1 one does not.
+  r = exchange(make_input("CMDTP", std::string("/DIS TMEMBER ") + client_member + " TPIPE ALL", 0));
+  EXPECT_TRUE(r.ack);
+  const std::string dis = last_output();
+  bool mqtp1_syn = false;
+  bool showtp_syn = true;
+  std::size_t pos = 0;
+  for (std::size_t nl; (nl = dis.find('\n', pos)) != std::string::npos; pos = nl + 1) {
+    const std::string line = dis.substr(pos, nl - pos);
+    if (line.find("MQTP1") != std::string::npos) mqtp1_syn = line.find("SYN") != std::string::npos;
+    if (line.find("SHOWTP") != std::string::npos) showtp_syn = line.find("SYN") != std::string::npos;
+  }
+  EXPECT_TRUE(mqtp1_syn) << dis;
+  EXPECT_FALSE(showtp_syn) << dis;
+
+  // (2) A planned stop (SIGTERM: suspend, leave, exit 0) and a warm start on the same state folder.
+  stop_ims();
+  EXPECT_NE(read_file(log_of(1)).find("DFS2361I"), std::string::npos) << read_file(log_of(1));
+  EXPECT_TRUE(client_->wait([&] { return client_->lost_count >= 1; }));
+  EXPECT_GE(client_->locked([&] { return client_->suspends; }), 1);
+  start_ims();
+  EXPECT_NE(read_file(log_of(2)).find("START=WARM"), std::string::npos);
+  // The client re-bids (CBresynch) by itself when IMS's member comes back.
+  ASSERT_TRUE(client_->wait([&] { return client_->ready_count >= 2; })) << client_->lost_reason;
+  r = exchange(make_input("MQTP1", phone_line("DISPLAY", "SMITH"), 3));
+  EXPECT_TRUE(r.ack);
+  reply = last_output();
+  EXPECT_NE(reply.find("ENTRY WAS DISPLAYED"), std::string::npos) << reply;
+  EXPECT_NE(reply.find("JOHN"), std::string::npos) << reply;
+}
+
+TEST_F(imsemu_e2e, kill_between_input_ack_and_output_ack_delivers_the_output_once) {
+  start_ims();
+  connect_client();
+  client_->locked([&] { client_->auto_ack = false; });
+  // (5) IMS ACKs the input and runs it; the client gets the output and has not committed it yet.
+  const auto r = exchange(make_input("MQTP1", phone_line("ADD", "JONES", "MARY", "555", "10001"), 1));
+  EXPECT_TRUE(r.ack);
+  EXPECT_NE(last_output().find("ENTRY WAS ADDED"), std::string::npos) << last_output();
+
+  ASSERT_TRUE(ims_.signal(SIGKILL));
+  const auto status = ims_.wait_exit(milliseconds(10000));
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(WIFSIGNALED(*status));
+  ASSERT_TRUE(client_->wait([&] { return client_->lost_count >= 1; })) << "the client did not see IMS fail";
+
+  client_->locked([&] { client_->auto_ack = true; });
+  start_ims();
+  ASSERT_TRUE(client_->wait([&] { return client_->ready_count >= 2; })) << client_->lost_reason;
+  ASSERT_TRUE(client_->wait([&] { return client_->committed.size() >= 1; }));
+  // Nothing more comes: give a duplicate time to show up (the timer ticks every 100 ms).
+  std::this_thread::sleep_for(milliseconds(700));
+  client_->locked([&] {
+    ASSERT_EQ(client_->committed.size(), 1u);
+    EXPECT_NE(client_->committed[0].find("ENTRY WAS ADDED"), std::string::npos) << client_->committed[0];
+    EXPECT_EQ(client_->outputs.size(), 2u);  // the uncommitted first delivery, and the one after resync
+    ASSERT_EQ(client_->decisions.size(), 1u);
+    EXPECT_EQ(client_->decisions[0].action, otma::represynch_action::continue_tpipe);
+  });
+
+  client_.reset();
+  stop_ims();
+  auto j = imsemu::journal::open(state_, false);
+  ASSERT_TRUE(j.ok()) << j.error().to_string();
+  const auto& js = j->state();
+  EXPECT_EQ(js.runs.size(), 1u);
+  EXPECT_TRUE(js.phonebook.find("JONES").has_value());
+  const auto tp = js.tpipes.find({client_member, "MQTP1"});
+  ASSERT_NE(tp, js.tpipes.end());
+  EXPECT_EQ(tp->second.send_rsn, 1u);
+  EXPECT_EQ(tp->second.recv_rsn, 1u);
+  const auto q = js.outputs.find({client_member, "MQTP1"});
+  EXPECT_TRUE(q == js.outputs.end() || q->second.empty());
+}
+
+TEST_F(imsemu_e2e, fault_from_the_command_line_naks_the_next_input) {
+  start_ims({"--fault", "NAK 0030"});
+  EXPECT_NE(read_file(log_of(1)).find("IMB5060I"), std::string::npos) << read_file(log_of(1));
+  connect_client();
+  auto r = exchange(make_input("CM1TP", "ECHO    FIRST", 0), 0);
+  EXPECT_FALSE(r.ack);
+  EXPECT_EQ(r.sense, otma::sense::flood);
+  r = exchange(make_input("CM1TP", "ECHO    SECOND", 0));
+  EXPECT_TRUE(r.ack);
+  EXPECT_EQ(last_output(), "ECHO    SECOND\n");
+}
+
+TEST_F(imsemu_e2e, bad_options_and_help) {
+  EXPECT_EQ(run_program(IMSB_IMSEMU,
+                        {"--group", group_name, "--member", ims_member, "--hub", endpoint_, "--state", state_,
+                         "--fault", "NONSENSE"},
+                        milliseconds(10000), output_to::file(dir_.file("bad-fault.log"))),
+            8);
+  EXPECT_NE(read_file(dir_.file("bad-fault.log")).find("IMB5081E"), std::string::npos);
+  EXPECT_EQ(
+      run_program(IMSB_IMSEMU, {"--bogus"}, milliseconds(10000), output_to::file(dir_.file("bogus.log"))), 2);
+  EXPECT_NE(read_file(dir_.file("bogus.log")).find("IMB5083E"), std::string::npos);
+  EXPECT_EQ(run_program(IMSB_IMSEMU, {"--help"}, milliseconds(10000), output_to::file(dir_.file("help.log"))),
+            0);
+  const std::string help = read_file(dir_.file("help.log"));
+  for (const char* want : {"--config", "--hub", "--state", "--cold", "--heartbeat-ms", "--fault", "--tls-ca",
+                           "TRANSACT", "examples/imsemu/ivp.def"}) {
+    EXPECT_NE(help.find(want), std::string::npos) << want;
+  }
+}
+
+}  // namespace
+}  // namespace imsb::test
