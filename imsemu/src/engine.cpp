@@ -479,7 +479,9 @@ struct engine::impl {
       r.abend = "U0456 EXTERNAL PROGRAM " + tran->program + " NOT SUPPORTED";  // [D] not yet
     }
 
-    const bool synced = tpipe_numbers(key).synchronized;
+    // spec §1.10 [C] (ARCHITECTURE.md step 6): output for input with recoverable number 0 does not use or
+    // advance the Tpipe's recoverable send number, even on a synchronized Tpipe.
+    const bool synced = tpipe_numbers(key).synchronized && input.mci.recoverable_seq != 0;
     std::vector<bytes> reply_segments;
     std::string reply_mod;
     bool has_reply = false;
@@ -568,8 +570,14 @@ struct engine::impl {
       run.new_conversation = true;
     }
     if (!confirm) {
-      send_volatile(client, out, false);
+      const auto seq = send_volatile(client, out, false);
       finish_cm1(run, true, outcome);
+      // spec §2.4 [C]: a CM1 CONFIRM transaction ends with a commit confirmation; one that abended was
+      // backed out, so after its DFS555I reply the client hears "aborted" [D: no ACK asked for the reply].
+      if (r.abend && seq && sync_level_of(input) == otma::sync_flags::sync_level_confirm) {
+        with_session(
+            [&](tpipe::server_session& s) { s.send_commit_confirmation(client, tp_name, *seq, false); });
+      }
       return;
     }
     // Registered before sending: the ACK may come back inside send_output() (synchronous wiring).
@@ -685,7 +693,11 @@ struct engine::impl {
     return st;
   }
 
-  void apply(const command_effects& fx) {
+  // Applies a command's effects. The caller pumps output afterwards, so the command's answer goes before
+  // any output it releases.
+  // `lines` is the command's answer: a refused dequeue corrects its IMB5065I count and says why.
+  void apply(const command_effects& fx, std::vector<std::string>& lines) {
+    std::size_t refused = 0;
     for (const auto& t : fx.stop_transactions) stopped_trans.insert(t);
     for (const auto& t : fx.start_transactions) stopped_trans.erase(t);
     auto set_stopped = [&](const tpipe_key& k, bool stopped) {
@@ -700,6 +712,18 @@ struct engine::impl {
       for (auto& [k, q] : js().outputs) {
         if (std::none_of(q.begin(), q.end(), [&](const queued_output& o) { return o.id == id; })) continue;
         const tpipe_key key = k;
+        tpipe_rt& rt_tp = tpipes[key];
+        const auto* qo = js().find_output(id);
+        if (rt_tp.in_flight_id == id && qo != nullptr && qo->synchronized &&
+            tpipe_numbers(key).synchronized) {
+          // [D] like IMS refusing to dequeue a message in use: the client may have committed it already
+          // (its ACK in transit), and dequeuing it would let the next output reuse its recoverable send
+          // number (spec §1.10 [C: IMS-RS-CS]). It goes when the client answers, or after resync.
+          ++refused;
+          lines.push_back("IMB5065I OUTPUT " + std::to_string(id) + " ON TPIPE " + key.second + " OF " +
+                          key.first + " IS IN USE (SENT, AWAITING THE CLIENT'S ACK): NOT DEQUEUED");
+          break;
+        }
         auto r = self.journal_->purge_output(id);
         if (!r) {
           journal_ok(&r.error(), "purge_output " + std::to_string(id));
@@ -724,7 +748,15 @@ struct engine::impl {
       }
     }
     apply_fault_changes(self.faults_, fx.fault_changes);
-    pump_all();
+    if (refused != 0) {
+      for (auto& l : lines) {
+        const std::string count = std::to_string(fx.purge_outputs.size());
+        if (l.rfind("IMB5065I " + count + " ", 0) == 0) {
+          l = "IMB5065I " + std::to_string(fx.purge_outputs.size() - refused) + l.substr(9 + count.size());
+          break;
+        }
+      }
+    }
   }
 
   void on_command(const std::string& client, const otma_message& input, const destination& dest,
@@ -735,14 +767,11 @@ struct engine::impl {
       nak(client, input, otma::sense::seq_not_recoverable, "command with a recoverable number");
       return;
     }
-    // engine.hpp rule 2 [D]: commands are CM1 on a non-synchronized Tpipe.
+    // spec §1.10 table [C]: CM1 on a synchronized Tpipe is refused, commands included. A command with
+    // number 0 on a synchronized Tpipe is run (§1.10 [C]); so is one sent CM0, whose output cannot be tied
+    // back to it (§2.9 [C]) — the client's concern, not a reason to refuse it.
     if (synchronized && is_cm1(input)) {
       nak(client, input, otma::sense::cm1_on_synchronized_tpipe, "CM1 command on a synchronized tpipe");
-      return;
-    }
-    if (!is_cm1(input) || synchronized) {
-      nak(client, input, otma::sense::invalid_commit_mode, "commands are CM1 on a non-synchronized tpipe",
-          "DFS1291E DESTINATION HAS AN INVALID COMMIT MODE");
       return;
     }
     if (!authorized(input, dest.name.substr(1), true)) {
@@ -753,7 +782,8 @@ struct engine::impl {
     ack(client, input);
     command_state st = make_command_state();
     st.origin = tpipe_key{client, tpipe::tpipe_of(input)};
-    const command_result res = run_command(st, dest.text);
+    command_result res = run_command(st, dest.text);
+    apply(res.effects, res.lines);
     std::vector<bytes> segs;
     const std::string verb = upper(dest.text.substr(0, 4));
     if ((input.mci.response_flag & otma::response::extended_requested) != 0 && verb == "/DIS" &&
@@ -772,7 +802,7 @@ struct engine::impl {
     } else {
       send_text(client, input, res.lines, false);
     }
-    apply(res.effects);
+    pump_all();
   }
 
   // --- security (spec §3.1 [C]) -------------------------------------------------------------------------
@@ -811,9 +841,11 @@ struct engine::impl {
       return;
     }
     const bool cm1 = is_cm1(input);
-    const bool synchronized = (input.mci.processing_flags & otma::processing::synchronized_tpipe) != 0 ||
-                              tpipe_numbers(key).synchronized;
     const std::uint32_t rsn = input.mci.recoverable_seq;
+    // spec §1.10 [C]: IMS goes by the recoverable number, not by the MCI processing flag ([D] for the flag):
+    // CM0 input with a nonzero number makes the Tpipe synchronized, so it is resynchronized at the next bid.
+    const bool synchronized = (input.mci.processing_flags & otma::processing::synchronized_tpipe) != 0 ||
+                              tpipe_numbers(key).synchronized || (!cm1 && rsn != 0);
     const destination dest = destination_of(input);
 
     // Conversations (spec §2.6 [D emulator]): one per Tpipe; later input must carry its server token.
@@ -840,6 +872,12 @@ struct engine::impl {
       on_command(client, input, dest, synchronized);
       return;
     }
+    // Rule 3, first part: spec §1.10 table [C]: CM1 on a synchronized Tpipe is refused (X'1C') whatever its
+    // destination, so before the destination checks below.
+    if (cm1 && synchronized) {
+      nak(client, input, otma::sense::cm1_on_synchronized_tpipe, "CM1 on a synchronized tpipe");
+      return;
+    }
     const std::string code = in_conv ? rt->second.conv->transaction : dest.name;
     const ims::transaction_def* tran = self.defs_.transaction(code);
     std::string dfs;
@@ -863,19 +901,17 @@ struct engine::impl {
       auto logged = log(client, input, synchronized, rsn);
       if (!logged) return;
       ack(client, input);
-      otma_message out = output_for(&input, tp_name, synchronized, {encode_text(dfs)}, {});
+      // spec §1.10 [C]: only output for recoverable input (number ≠ 0) carries a recoverable send number.
+      const bool synced_out = synchronized && rsn != 0;
+      otma_message out = output_for(&input, tp_name, synced_out, {encode_text(dfs)}, {});
       auto enc = otma::encode_message(out);
       std::vector<output_spec> outs;
-      if (enc) outs.push_back(output_spec{client, tp_name, synchronized, std::move(enc).value()});
+      if (enc) outs.push_back(output_spec{client, tp_name, synced_out, std::move(enc).value()});
       if (commit(*logged, code, dfs.substr(0, 6), {}, outs)) pump(key);
       return;
     }
 
-    // Rule 3: commit mode and Tpipe (spec §1.10 table [C]).
-    if (cm1 && synchronized) {
-      nak(client, input, otma::sense::cm1_on_synchronized_tpipe, "CM1 on a synchronized tpipe");
-      return;
-    }
+    // Rule 3: commit mode and Tpipe (spec §1.10 table [C]); CM1 on a synchronized Tpipe is checked above.
     if (!cm1 && (tran->fast_path || tran->conversational)) {
       nak(client, input, otma::sense::invalid_commit_mode, "Fast Path or conversational with CM0",
           "DFS1291E DESTINATION HAS AN INVALID COMMIT MODE");
@@ -1028,17 +1064,39 @@ struct engine::impl {
     const tpipe::server_tpipe_numbers before{st.send_rsn, st.recv_rsn};
     const tpipe::server_tpipe_numbers after =
         tpipe::apply_represynch(before, action, client_send, client_receive);
+    // "One output in flight per Tpipe" (ARCHITECTURE.md): a REPresynch after TBresynch comes while the
+    // client is ready, and the output in flight stays in flight (its ACK may still come); at a bid the
+    // client is not ready yet and on_client_ready sends it again anyway.
+    const auto c = clients.find(client);
+    const bool ready = c != clients.end() && c->second.ready;
     tpipe_rt& tp = tpipes[key];
-    tp.in_flight_id = 0;
-    tp.in_flight_seqs.clear();
+    if (!ready) {
+      tp.in_flight_id = 0;
+      tp.in_flight_seqs.clear();
+    }
     tp.held = false;
     if (action == otma::represynch_action::dequeue_last_output) {
       auto q = js().outputs.find(key);
-      if (q != js().outputs.end() && !q->second.empty()) {
-        auto r = self.journal_->purge_output(q->second.front().id);
-        if (!r) journal_ok(&r.error(), "purge_output (dequeue last output)");
-        ++tpipes[key].deqct;
+      // Only output that carried a recoverable number can be what the client committed (rsn-0 output has
+      // none, spec §1.10 [C]); outputs go one at a time, so it is the front one.
+      if (q != js().outputs.end() && !q->second.empty() && q->second.front().synchronized) {
+        // One durable step [C: IMS-RS-CS]: the client committed the output, so it goes and the send
+        // number becomes the client's receive number together; two steps would leave a crash window in
+        // which the output is gone and the number behind, and the next resync would dequeue the NEXT one.
+        const std::uint64_t front_id = q->second.front().id;
+        auto r = self.journal_->log_output_acked(front_id, client_receive);
+        if (!r) {
+          journal_ok(&r.error(), "log_output_acked (dequeue last output)");
+          return;  // advance nothing
+        }
+        tpipe_rt& t = tpipes[key];
+        ++t.deqct;
+        if (t.in_flight_id == front_id) {
+          t.in_flight_id = 0;
+          t.in_flight_seqs.clear();
+        }
       }
+      st = tpipe_numbers(key);
     }
     st.send_rsn = after.send;
     st.recv_rsn = after.receive;
@@ -1054,6 +1112,7 @@ struct engine::impl {
     console("IMB5026I REPresynch for tpipe " + tp_name + " of " + client + ": action " + hex4(action) +
             ", IMS send/receive " + std::to_string(before.send) + "/" + std::to_string(before.receive) +
             " -> " + std::to_string(st.send_rsn) + "/" + std::to_string(st.recv_rsn));
+    if (ready) pump(key);
   }
 };
 
@@ -1108,8 +1167,9 @@ void engine::tick(tpipe::millis now) {
 }
 
 std::vector<std::string> engine::operator_command(std::string_view text) {
-  const command_result res = run_command(impl_->make_command_state(), text);
-  impl_->apply(res.effects);
+  command_result res = run_command(impl_->make_command_state(), text);
+  impl_->apply(res.effects, res.lines);
+  impl_->pump_all();
   return res.lines;
 }
 
@@ -1144,6 +1204,15 @@ tpipe::bid_verdict engine::on_bid(std::string_view client, const otma::otma_mess
       return v;
     }
   }
+  // A bid ends whatever session the client had (tpipe/server_session reports it as on_client_lost
+  // "re-bid" first); should anything of it still be here, it is backed out the same way: the new
+  // session's send numbers restart at 1 and must not match the old session's CM1 replies or output.
+  const bool leftovers = std::any_of(impl_->cm1_runs.begin(), impl_->cm1_runs.end(),
+                                     [&](const impl::cm1_run& r) { return r.client == client; }) ||
+                         std::any_of(impl_->tpipes.begin(), impl_->tpipes.end(), [&](const auto& kv) {
+                           return kv.first.first == client && kv.second.in_flight_id != 0;
+                         });
+  if (leftovers) on_client_lost(client, "re-bid");
   impl_->clients[std::string(client)].ready = false;
   impl_->console("IMB5022I bid of " + std::string(client) + " accepted");
   return v;

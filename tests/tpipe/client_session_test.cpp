@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "imsb/otma/message.hpp"
+#include "imsb/otma/sense.hpp"
 #include "imsb/tpipe/protocol.hpp"
 #include "imsb/tpipe/resync.hpp"
 
@@ -506,6 +507,26 @@ TEST_F(client_session_test, ack_and_nak_are_matched_by_tpipe_and_send_seq) {
   EXPECT_EQ(obs.responses[2].recoverable_seq, 7u);
   EXPECT_EQ(session->inputs_outstanding(), 0u);
   EXPECT_EQ(session->stray_responses(), 0u);
+}
+
+// ARCHITECTURE.md step 7: IMS refusing our recoverable number (X'1F') means the numbers disagree; the owner
+// hears the NAK, then the session ends so the next bid resyncs. X'1F' on unrecoverable input does not.
+TEST_F(client_session_test, nak_1f_of_recoverable_input_ends_the_session_after_the_response) {
+  activate();
+  ASSERT_TRUE(session->send_input(transaction("T2"), 0).ok());     // sent[1]
+  ASSERT_TRUE(session->send_input(transaction("T1", 5), 0).ok());  // sent[2]
+  feed(make_nak(obs.sent[1], otma::sense::invalid_recoverable_seq, 0, false));
+  EXPECT_EQ(session->state(), client_state::active);
+  EXPECT_TRUE(obs.lost.empty());
+  feed(make_nak(obs.sent[2], otma::sense::invalid_recoverable_seq, 0, false));
+  ASSERT_EQ(obs.responses.size(), 2u);
+  EXPECT_FALSE(obs.responses[1].ack);
+  EXPECT_EQ(obs.responses[1].recoverable_seq, 5u);
+  EXPECT_EQ(session->state(), client_state::lost);
+  ASSERT_EQ(obs.lost.size(), 1u);
+  EXPECT_NE(obs.lost[0].find("X'1F'"), std::string::npos) << obs.lost[0];
+  ASSERT_GE(obs.events.size(), 1u);
+  EXPECT_EQ(obs.events.back(), "lost");
 }
 
 TEST_F(client_session_test, stray_ack_is_ignored_and_counted) {

@@ -631,6 +631,29 @@ TEST_F(server_session_test, a_new_bid_starts_numbering_again) {
   EXPECT_EQ(*session.send_output("CSQ1", output("T1"), false, 0), 1u);
 }
 
+// A bid replacing a live session ends the old one for the owner first ("re-bid"): the new session's send
+// numbers restart at 1 and must not match the old session's output; an ACK of the old output is stray.
+TEST_F(server_session_test, a_bid_replacing_a_live_session_reports_the_old_one_lost) {
+  session.client_joined("CSQ1", 0);
+  connect("CSQ1");
+  EXPECT_TRUE(owner.lost.empty()) << "the first bid after a join replaces nothing";
+  ASSERT_TRUE(session.send_output("CSQ1", output("T1"), true, 0).ok());
+  auto old_out = take()[0].message;
+  connect("CSQ1");
+  ASSERT_EQ(owner.lost.size(), 1u);
+  EXPECT_EQ(owner.lost[0].first, "CSQ1");
+  EXPECT_EQ(owner.lost[0].second, "re-bid");
+  EXPECT_EQ(owner.ready.size(), 2u);
+  feed("CSQ1", make_ack(old_out));
+  EXPECT_TRUE(owner.responses.empty());
+  // A bid while the old session is still resyncing replaces it too.
+  owner.synchronized["CSQ1"] = {synchronized_tpipe{"T1", {0, 0}}};
+  cbresynch("CSQ1");
+  ASSERT_EQ(owner.lost.size(), 2u);
+  cbresynch("CSQ1");
+  EXPECT_EQ(owner.lost.size(), 3u);
+}
+
 TEST_F(server_session_test, undecodable_buffer_with_an_mci_is_naked_as_prefix_format_error) {
   connect("CSQ1");
   auto encoded = otma::encode_message(transaction("CSQT", 3));

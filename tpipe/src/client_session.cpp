@@ -21,6 +21,8 @@
 #include <utility>
 #include <variant>
 
+#include "imsb/otma/sense.hpp"
+
 namespace imsb::tpipe {
 
 namespace {
@@ -367,6 +369,13 @@ void client_session::handle_input_answer(const otma::otma_message& message, bool
   }
   pending_.erase(it);
   observer_.on_input_response(response);
+  // ARCHITECTURE.md step 7: IMS refused our recoverable number, so our numbers and IMS's disagree; only a
+  // resync can settle which input IMS has. The owner hears the NAK first, then the session ends and the
+  // next bid resyncs (§2.7 [C]).
+  if (!ack && response.sense == otma::sense::invalid_recoverable_seq && response.recoverable_seq != 0 &&
+      state_ == client_state::active) {
+    lose("recoverable sequence number not accepted (X'1F'): resync on reconnect");
+  }
 }
 
 result<std::uint32_t> client_session::send_input(otma::otma_message message, millis now) {

@@ -162,6 +162,14 @@ void server_session::reject_unexpected(std::string_view client, const otma::otma
 void server_session::on_bid(std::string_view client, const otma::otma_message& bid, bool resync) {
   // A bid starts a new session with this client: whatever it had (numbering, unanswered output) belongs to
   // the old one, whose output the owner re-sends after resync [D].
+  // A bid that replaces a live session (the client dropped it and bid again without leaving XCF) ends the
+  // old one for the owner first, as if the client had gone: the new session's send numbers restart at 1,
+  // so the owner must not match the new session's answers against the old session's output (CM1 runs
+  // waiting for an ACK are backed out, output in flight is sent again after resync) [D].
+  if (const client_info* old = find(client); old != nullptr && (old->ready || old->resyncing)) {
+    clients_[std::string(client)] = client_info{};
+    observer_.on_client_lost(client, "re-bid");
+  }
   clients_[std::string(client)] = client_info{};
   const bid_verdict verdict = observer_.on_bid(client, bid);
   if (find(client) == nullptr) return;  // the owner dropped it meanwhile

@@ -12,8 +12,10 @@
 //  1. the client has not bid → the session NAKs it (tpipe/).
 //  2. destination (first 8 bytes of the first segment, or the first word of a '/' command):
 //     an LTERM → NAK 0x0002 with "error message follows", then DFS1288E as output (spec §2.8 [C]);
-//     a command ('/' first) → ims_command (engine_commands.cpp), CM1 only on a non-synchronized Tpipe; a
-//     command with a nonzero recoverable number on a synchronized Tpipe → NAK X'23' [C];
+//     a command ('/' first) → ims_command (engine_commands.cpp), CM0 or CM1 (a CM0 command's output cannot
+//     be tied back to it, spec §2.9 [C]); on a synchronized Tpipe a command with recoverable number 0 is
+//     run, a nonzero number → NAK X'23' and CM1 → NAK X'1C' [C];
+//     CM1 on a synchronized Tpipe → NAK X'1C' before the destination checks (spec §1.10 table [C]);
 //     unknown → DFS064 as output data (spec §2.8 [D]); stopped → DFS065 as output data.
 //  3. commit mode and Tpipe (spec §1.10 table [C]): CM1 on a synchronized Tpipe → NAK X'1C'; Fast Path or
 //     conversational with CM0 → NAK 0x0007 + DFS1291E; recoverable number ≠ 0 on an unrecoverable
@@ -22,6 +24,9 @@
 //  5. flood control: active inputs at the member's TIB limit → NAK X'30' (DFS1989E); DFS1988W at 80% and
 //     each further 5%; relief (DFS0767I) at ≤ 50%; X'3C' degraded at 80% (spec §2.10).
 //  6. MAXTP: a new Tpipe beyond the member's limit → NAK 0x0002 (DFS4383E) [D].
+// A Tpipe is synchronized when the input says so or when CM0 input carries a nonzero recoverable number
+// (spec §1.10 [C]: the number is what IMS goes by); output for input with number 0 carries none.
+// A bid that replaces a live session backs out the old session's CM1 runs and output in flight.
 // Then: CM0 → log, ACK, run, commit, send output (response requested); the Tpipe's outputs go one at a
 // time in order, the next after the ACK of the one before; NAK of output → kept and re-sent after resync
 // or /DEQUEUE decides. CM1 → ACK, run, send output (response requested with CONFIRM), commit on the ACK
