@@ -70,8 +70,8 @@ std::uint8_t sync_level_of(const otma_message& m) {
   return sd != nullptr ? sd->sync_level() : otma::sync_flags::sync_level_confirm;
 }
 
-// The destination of an input (engine.hpp rule 2): the first word of a '/' command, else the first 8
-// bytes of the first segment.
+// The destination of an input (engine.hpp rule 2): the first word of a '/' command, else the first word
+// of the first segment within its first 8 bytes.
 struct destination {
   bool command = false;
   std::string name;  // trancode / LTERM, or the command verb with its '/'
@@ -89,7 +89,10 @@ destination destination_of(const otma_message& m) {
     d.name = upper(lead.substr(0, lead.find(' ')));
     return d;
   }
-  d.name = upper(trim(std::string_view(d.text).substr(0, std::min<std::size_t>(8, d.text.size()))));
+  // The transaction code is the first word of the message, 1-8 characters ended by a blank or by the
+  // 8th character (IMS's input editing [I]): "IVTNO DISPLAY ..." is for IVTNO, "IVTNO   ..." too.
+  const std::string_view first8 = std::string_view(d.text).substr(0, std::min<std::size_t>(8, d.text.size()));
+  d.name = upper(trim(first8.substr(0, first8.find(' '))));
   return d;
 }
 

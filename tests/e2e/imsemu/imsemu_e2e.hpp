@@ -2,13 +2,27 @@
 // Shared by the imsemu end-to-end tests (imsemu_test.cpp, kill_test.cpp): the XCF names they use and the
 // OTMA data helpers for a scripted client (tpipe::client_link over the xcfhub TCP backend).
 
+#include <signal.h>
+
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "imsb/codepage/codepage.hpp"
 #include "imsb/otma/message.hpp"
 #include "imsb/otma/sense.hpp"
+#include "imsb/transport/tcp_xcf.hpp"
+#include "imsb/xcf/member.hpp"
+#include "process.hpp"
 
 namespace imsb::test {
 
@@ -65,5 +79,162 @@ inline otma::otma_message make_input(const std::string& tpipe, const std::string
   m.application = ap;
   return m;
 }
+
+// ---- Raw XCF member and the programs (samples_test.cpp, flood_test.cpp) ------------------------------
+
+// A .hex vector under tests/vectors/ (hex digits, whitespace, '#' comments). The path comes from
+// IMSB_VECTORS_DIR when the build defines it, else from this file's place in the tree.
+inline std::string e2e_vectors_dir() {
+#ifdef IMSB_VECTORS_DIR
+  return IMSB_VECTORS_DIR;
+#else
+  std::string here = __FILE__;
+  const auto at = here.rfind("/e2e/imsemu/");
+  if (at == std::string::npos) throw std::runtime_error("cannot place tests/vectors from " + here);
+  return here.substr(0, at) + "/vectors";
+#endif
+}
+inline bytes read_hex(const std::string& relative) {
+  bytes out;
+  if (!from_hex(read_file(e2e_vectors_dir() + "/" + relative), out))
+    throw std::runtime_error("bad hex in " + relative);
+  return out;
+}
+
+// An XCF member joined through the xcfhub TCP backend with a plain member_handler: what it sends are
+// exactly the given bytes (the control area a copy of the first 32, as tpipe/xcf_link does, spec §4.5 [I]),
+// and it records every message it gets, decoded when it decodes.
+class raw_member final : public xcf::member_handler {
+ public:
+  struct received {
+    bytes data;
+    std::optional<otma::otma_message> otma;
+  };
+
+  raw_member(const std::string& endpoint, const std::string& name) : name_(name) {
+    transport::tcp_service_options o;
+    o.endpoint = endpoint;
+    o.connect_timeout = std::chrono::milliseconds(5000);
+    service_ = std::make_unique<transport::tcp_service>(o);
+  }
+  ~raw_member() override {
+    if (member_) member_->leave();
+    member_.reset();
+    service_.reset();
+  }
+
+  xcf::return_code join() {
+    xcf::join_request rq;
+    rq.group = group_name;
+    rq.member = name_;
+    auto r = service_->join(rq, *this);
+    if (r.code.ok()) member_ = std::move(r.joined);
+    return r.code;
+  }
+
+  xcf::return_code send(bytes_view data, const std::string& to = ims_member) {
+    xcf::control_area control{};
+    std::copy_n(data.begin(), std::min(control.size(), data.size()), control.begin());
+    xcf::send_options opt;  // stream 0, ordered, as tpipe/xcf_link
+    return member_->send(xcf::target::by_name(to), control, data, opt);
+  }
+  xcf::return_code send(const otma::otma_message& m, const std::string& to = ims_member) {
+    auto enc = otma::encode_message(m);
+    if (!enc) return xcf::codes::protocol_error;
+    return send(bytes_view(*enc), to);
+  }
+
+  // Waits for a message from index `from` on that satisfies `pred`; its index, or -1.
+  long wait_for(std::size_t from, const std::function<bool(const otma::otma_message&)>& pred,
+                std::chrono::milliseconds timeout = wait_long) {
+    std::unique_lock<std::mutex> lock(mu_);
+    long found = -1;
+    cv_.wait_for(lock, timeout, [&] {
+      for (std::size_t i = from; i < got_.size(); ++i) {
+        if (got_[i].otma && pred(*got_[i].otma)) {
+          found = static_cast<long>(i);
+          return true;
+        }
+      }
+      return false;
+    });
+    return found;
+  }
+  std::size_t count() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return got_.size();
+  }
+  received at(std::size_t i) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return got_.at(i);
+  }
+
+  void on_message(xcf::message msg) override {
+    received r;
+    r.data = std::move(msg.data);
+    auto d = otma::decode_message(bytes_view(r.data));
+    if (d) r.otma = std::move(d).value();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      got_.push_back(std::move(r));
+    }
+    cv_.notify_all();
+  }
+  void on_event(const xcf::member_event&) override {}
+
+ private:
+  std::string name_;
+  std::unique_ptr<transport::tcp_service> service_;
+  std::unique_ptr<xcf::member> member_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<received> got_;
+};
+
+// xcfhub and imsemu as child processes on loopback, with their logs in a temporary folder.
+class ims_rig {
+ public:
+  ims_rig() {
+    const std::string port_file = dir.file("hub.port");
+    hub = child_process(IMSB_XCFHUB, {"--listen", "127.0.0.1:0", "--port-file", port_file},
+                        output_to::file(dir.file("xcfhub.log")));
+    const auto port = wait_for_file(port_file, wait_long);
+    if (!port) throw std::runtime_error("xcfhub gave no port: " + read_file(dir.file("xcfhub.log")));
+    endpoint = "127.0.0.1:" + std::to_string(std::stoi(*port));
+  }
+  ~ims_rig() {
+    if (ims.running()) {
+      ims.signal(SIGTERM);
+      ims.wait_exit(std::chrono::milliseconds(10000));
+    }
+    ims.stop();
+    hub.stop();
+  }
+  std::string log() const { return read_file(dir.file("imsemu.log")); }
+
+  // Starts imsemu (no operator console) and waits for its ready line IMB5080I; false if it did not come.
+  bool start_ims(const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args{"--hub", endpoint, "--state", dir.file("state"), "--no-console"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    ims = child_process(IMSB_IMSEMU, args, output_to::file(dir.file("imsemu.log")));
+    return wait_log("IMB5080I");
+  }
+  // Waits until imsemu's console shows `what` (at or after `from` in its log); false on timeout.
+  bool wait_log(const std::string& what, std::size_t from = 0,
+                std::chrono::milliseconds timeout = wait_long) const {
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      const std::string text = log();
+      if (text.size() > from && text.find(what, from) != std::string::npos) return true;
+      if (std::chrono::steady_clock::now() >= until) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
+  temp_dir dir;
+  std::string endpoint;
+  child_process hub;
+  child_process ims;
+};
 
 }  // namespace imsb::test
