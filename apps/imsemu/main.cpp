@@ -43,8 +43,9 @@ const char* const usage_text = R"(Usage:
 
 imsemu emulates IMS TM and OTMA for the MQ-IMS bridge (and any OTMA client): it joins an XCF group
 through xcfhub as IMS's member, accepts client bids, runs transactions with its built-in programs
-(IVTNO IVTCV ECHO SHOWOTMA ALTOUT) or external ones, keeps commit-then-send work, Tpipe numbers and the
-phone book in a journal in the state folder (so a warm start resynchronizes), and answers IMS commands.
+(IVTNO IVTCV ECHO SHOWOTMA ALTOUT; external programs are not run yet), keeps commit-then-send work,
+Tpipe numbers and the phone book in a journal in the state folder (so a warm start resynchronizes), and
+answers IMS commands.
 Console lines go to standard output, each with a message ID: IMS's DFS IDs where IMS has one (DFS2360I
 joined, DFS2361I left, DFS2364E join failed, ...), IMBnnnnI otherwise (docs/messages.md).
 )";
@@ -55,6 +56,7 @@ a statement continues after a trailing ',' or a non-blank column 72):
   IMS GRNAME=XCFGRP1,OTMANM=IMSA,IMSID=IMSA,MAXTP=500,INPUT=5000,HEARTBEAT=60
                  XCF group and IMS member; Tpipes per client; TIB (flood) limit; X'3C' interval (s)
   APPLCTN PSB=P,PGMTYPE=TP[,FPATH=YES][,PGM=builtin:IVTNO|external:/path]
+                 (external:/path is accepted but not run yet: its transactions abend U0456)
   TRANSACT CODE=T,MSGTYPE=(SNGLSEG|MULTSEG,RESPONSE|NONRESPONSE,1)[,SPA=(80,)]
                  [,INQUIRY=(YES,NORECOV)][,FPATH=YES]           a transaction of the APPLCTN above
   NAME LTERM                                                   an LTERM
