@@ -46,28 +46,6 @@ std::string event_text(const xcf::member_event& event) {
   return "XCF event '" + std::string(xcf::to_string(event.kind)) + "' for member " + event.member.name;
 }
 
-detail::early_call early_message(xcf::message msg) {
-  detail::early_call call;
-  call.what = detail::early_call::kind::message;
-  call.message = std::move(msg);
-  return call;
-}
-
-detail::early_call early_event(const xcf::member_event& event) {
-  detail::early_call call;
-  call.what = detail::early_call::kind::event;
-  call.event = event;
-  return call;
-}
-
-detail::early_call early_send_done(std::uint64_t send_id, xcf::return_code code) {
-  detail::early_call call;
-  call.what = detail::early_call::kind::send_done;
-  call.send_id = send_id;
-  call.code = code;
-  return call;
-}
-
 }  // namespace
 
 millis steady_now() {
@@ -113,49 +91,26 @@ class client_link::forwarder final : public client_observer {
 };
 
 client_link::client_link(client_config config, client_observer& owner, clock_fn clock)
-    : clock_(std::move(clock)), config_(std::move(config)) {
+    : link_base(std::move(clock)), config_(std::move(config)) {
   forwarder_ = std::make_unique<forwarder>(*this, owner);
   session_ = std::make_unique<client_session>(config_, *forwarder_);
 }
 
 client_link::~client_link() {
-  // Without leave(): an abnormal end (member.hpp), as when the bridge's address space ends. The member
-  // is destroyed without the lock, as its destructor waits for a handler that may be waiting for it;
-  // such a late call finds the link closing and does nothing.
-  std::unique_ptr<xcf::member> member;
-  {
-    std::lock_guard<std::recursive_mutex> lock(mutex_);
-    phase_ = detail::link_phase::closing;
-    early_.clear();
-    member = std::move(member_);
-  }
-  member.reset();
+  // Without leave(): an abnormal end (member.hpp), as when the bridge's address space ends.
+  close();
+  session_.reset();  // before the forwarder it calls
 }
 
 xcf::return_code client_link::join(xcf::service& xcf, const std::string& group) {
-  std::unique_ptr<xcf::member> old;
-  {
-    std::lock_guard<std::recursive_mutex> lock(mutex_);
-    if (phase_ == detail::link_phase::joining || phase_ == detail::link_phase::joined) {
-      return xcf::codes::already_active;
-    }
-    phase_ = detail::link_phase::joining;
-    early_.clear();
-    old = std::move(member_);  // left already; destroyed outside the lock
-  }
-  old.reset();
+  if (!begin_join()) return xcf::codes::already_active;
 
   xcf::join_request request;
   request.group = group;
   request.member = config_.bid.member;
   request.lasting = true;  // the bridge re-joins after a failure (xcf_link.hpp)
   xcf::join_result joined = xcf.join(request, *this);
-  if (!joined.code.ok() || !joined.joined) {
-    std::lock_guard<std::recursive_mutex> lock(mutex_);
-    phase_ = detail::link_phase::idle;
-    early_.clear();
-    return joined.code.ok() ? xcf::codes::not_active : joined.code;
-  }
+  if (!joined.code.ok() || !joined.joined) return join_failed(joined.code);
   // Is the server member there? IXCQUERY for it (spec/otma-xcf.md §4.6 [C]); the join's own picture
   // of the group if the query fails.
   std::vector<xcf::member_info> members;
@@ -182,71 +137,14 @@ xcf::return_code client_link::join(xcf::service& xcf, const std::string& group) 
 }
 
 void client_link::leave() {
-  xcf::member* member = nullptr;
-  {
-    std::lock_guard<std::recursive_mutex> lock(mutex_);
-    if (phase_ != detail::link_phase::joined || !member_) return;
-    member = member_.get();
-  }
-  // Handler calls made while leave() runs are still handled (phase joined, member valid).
+  xcf::member* member = member_to_leave();
+  if (member == nullptr) return;
   member->leave();
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   phase_ = detail::link_phase::idle;
   early_.clear();
   server_token_.reset();
   session_->server_gone("this member (" + config_.bid.member + ") left the XCF group");
-}
-
-void client_link::tick() {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
-  session_->tick(clock_());
-}
-
-void client_link::on_message(xcf::message msg) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
-  if (phase_ == detail::link_phase::joined) {
-    handle_message(std::move(msg));
-  } else if (phase_ == detail::link_phase::joining) {
-    early_.push_back(early_message(std::move(msg)));
-  }
-}
-
-void client_link::on_event(const xcf::member_event& event) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
-  if (phase_ == detail::link_phase::joined) {
-    handle_event(event);
-  } else if (phase_ == detail::link_phase::joining) {
-    early_.push_back(early_event(event));
-  }
-}
-
-void client_link::on_send_done(std::uint64_t send_id, xcf::return_code code) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
-  if (phase_ == detail::link_phase::joined) {
-    handle_send_done(send_id, code);
-  } else if (phase_ == detail::link_phase::joining) {
-    early_.push_back(early_send_done(send_id, code));
-  }
-}
-
-void client_link::handle_early_calls() {
-  // One at a time from the front: a call may lead (through the owner) to leave() on another thread,
-  // which changes the phase.
-  while (!early_.empty() && phase_ == detail::link_phase::joined) {
-    detail::early_call call = std::move(early_.front());
-    early_.erase(early_.begin());
-    switch (call.what) {
-      case detail::early_call::kind::message:
-        handle_message(std::move(call.message));
-        break;
-      case detail::early_call::kind::event:
-        handle_event(call.event);
-        break;
-      case detail::early_call::kind::send_done:
-        handle_send_done(call.send_id, call.code);
-        break;
-    }
-  }
 }
 
 void client_link::handle_message(xcf::message msg) {
@@ -345,47 +243,26 @@ class server_link::forwarder final : public server_observer {
 };
 
 server_link::server_link(server_config config, server_observer& owner, clock_fn clock)
-    : clock_(std::move(clock)), config_(std::move(config)) {
+    : link_base(std::move(clock)), config_(std::move(config)) {
   forwarder_ = std::make_unique<forwarder>(*this, owner);
   session_ = std::make_unique<server_session>(config_, *forwarder_);
 }
 
 server_link::~server_link() {
-  // Without leave(): IMS ends abnormally; the clients see the member fail (see ~client_link).
-  std::unique_ptr<xcf::member> member;
-  {
-    std::lock_guard<std::recursive_mutex> lock(mutex_);
-    phase_ = detail::link_phase::closing;
-    early_.clear();
-    member = std::move(member_);
-  }
-  member.reset();
+  // Without leave(): IMS ends abnormally; the clients see the member fail.
+  close();
+  session_.reset();  // before the forwarder it calls
 }
 
 xcf::return_code server_link::join(xcf::service& xcf, const std::string& group) {
-  std::unique_ptr<xcf::member> old;
-  {
-    std::lock_guard<std::recursive_mutex> lock(mutex_);
-    if (phase_ == detail::link_phase::joining || phase_ == detail::link_phase::joined) {
-      return xcf::codes::already_active;
-    }
-    phase_ = detail::link_phase::joining;
-    early_.clear();
-    old = std::move(member_);
-  }
-  old.reset();
+  if (!begin_join()) return xcf::codes::already_active;
 
   xcf::join_request request;
   request.group = group;
   request.member = config_.member;
   request.lasting = true;
   xcf::join_result joined = xcf.join(request, *this);
-  if (!joined.code.ok() || !joined.joined) {
-    std::lock_guard<std::recursive_mutex> lock(mutex_);
-    phase_ = detail::link_phase::idle;
-    early_.clear();
-    return joined.code.ok() ? xcf::codes::not_active : joined.code;
-  }
+  if (!joined.code.ok() || !joined.joined) return join_failed(joined.code);
   std::vector<xcf::member_info> members;
   if (!joined.joined->query(members).ok()) members = joined.members;
 
@@ -404,12 +281,8 @@ xcf::return_code server_link::join(xcf::service& xcf, const std::string& group) 
 }
 
 void server_link::leave() {
-  xcf::member* member = nullptr;
-  {
-    std::lock_guard<std::recursive_mutex> lock(mutex_);
-    if (phase_ != detail::link_phase::joined || !member_) return;
-    member = member_.get();
-  }
+  xcf::member* member = member_to_leave();
+  if (member == nullptr) return;
   member->leave();
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   phase_ = detail::link_phase::idle;
@@ -420,56 +293,6 @@ void server_link::leave() {
   clients_.clear();
   for (const std::string& name : names) {
     session_->client_gone(name, "this member (" + config_.member + ") left the XCF group");
-  }
-}
-
-void server_link::tick() {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
-  session_->tick(clock_());
-}
-
-void server_link::on_message(xcf::message msg) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
-  if (phase_ == detail::link_phase::joined) {
-    handle_message(std::move(msg));
-  } else if (phase_ == detail::link_phase::joining) {
-    early_.push_back(early_message(std::move(msg)));
-  }
-}
-
-void server_link::on_event(const xcf::member_event& event) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
-  if (phase_ == detail::link_phase::joined) {
-    handle_event(event);
-  } else if (phase_ == detail::link_phase::joining) {
-    early_.push_back(early_event(event));
-  }
-}
-
-void server_link::on_send_done(std::uint64_t send_id, xcf::return_code code) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
-  if (phase_ == detail::link_phase::joined) {
-    handle_send_done(send_id, code);
-  } else if (phase_ == detail::link_phase::joining) {
-    early_.push_back(early_send_done(send_id, code));
-  }
-}
-
-void server_link::handle_early_calls() {
-  while (!early_.empty() && phase_ == detail::link_phase::joined) {
-    detail::early_call call = std::move(early_.front());
-    early_.erase(early_.begin());
-    switch (call.what) {
-      case detail::early_call::kind::message:
-        handle_message(std::move(call.message));
-        break;
-      case detail::early_call::kind::event:
-        handle_event(call.event);
-        break;
-      case detail::early_call::kind::send_done:
-        handle_send_done(call.send_id, call.code);
-        break;
-    }
   }
 }
 

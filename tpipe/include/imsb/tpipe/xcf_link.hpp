@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "imsb/tpipe/client_session.hpp"
@@ -49,10 +50,137 @@ struct early_call {
 // Where a link is in its member's life: handler calls are handled only when joined, kept while joining,
 // and ignored otherwise (after leave(), while the link is destroyed).
 enum class link_phase : std::uint8_t { idle, joining, joined, closing };
+
+// What both links share: the lock, the member and its phase, and the handler calls — handled at once when
+// joined, kept in order while joining and handled once join() has the member, ignored otherwise. `Link`
+// provides handle_message, handle_event and handle_send_done, called under the lock.
+template <class Link, class Session>
+class link_base : public xcf::member_handler {
+ public:
+  // The session, under the link's lock: call only through with_session.
+  template <class F>
+  auto with_session(F&& f) {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    return f(*session_);
+  }
+  void tick() {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    session_->tick(clock_());
+  }
+
+  // xcf::member_handler
+  void on_message(xcf::message msg) override {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    if (phase_ == link_phase::joined) {
+      self().handle_message(std::move(msg));
+    } else if (phase_ == link_phase::joining) {
+      early_call call;
+      call.what = early_call::kind::message;
+      call.message = std::move(msg);
+      early_.push_back(std::move(call));
+    }
+  }
+  void on_event(const xcf::member_event& event) override {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    if (phase_ == link_phase::joined) {
+      self().handle_event(event);
+    } else if (phase_ == link_phase::joining) {
+      early_call call;
+      call.what = early_call::kind::event;
+      call.event = event;
+      early_.push_back(std::move(call));
+    }
+  }
+  void on_send_done(std::uint64_t send_id, xcf::return_code code) override {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    if (phase_ == link_phase::joined) {
+      self().handle_send_done(send_id, code);
+    } else if (phase_ == link_phase::joining) {
+      early_call call;
+      call.what = early_call::kind::send_done;
+      call.send_id = send_id;
+      call.code = code;
+      early_.push_back(std::move(call));
+    }
+  }
+
+ protected:
+  explicit link_base(clock_fn clock) : clock_(std::move(clock)) {}
+
+  // For the derived destructor, before its own members go: an end without leave() (member.hpp). The
+  // member is destroyed without the lock, as its destructor waits for a handler that may be waiting for
+  // it; such a late call finds the link closing and does nothing.
+  void close() {
+    std::unique_ptr<xcf::member> member;
+    {
+      std::lock_guard<std::recursive_mutex> lock(mutex_);
+      phase_ = link_phase::closing;
+      early_.clear();
+      member = std::move(member_);
+    }
+    member.reset();
+  }
+  // join()'s first step: the phase becomes joining (false if the link is joining or joined already), and
+  // a member left before is destroyed outside the lock.
+  bool begin_join() {
+    std::unique_ptr<xcf::member> old;
+    {
+      std::lock_guard<std::recursive_mutex> lock(mutex_);
+      if (phase_ == link_phase::joining || phase_ == link_phase::joined) return false;
+      phase_ = link_phase::joining;
+      early_.clear();
+      old = std::move(member_);
+    }
+    old.reset();
+    return true;
+  }
+  // join() when IXCJOIN did not give a member: back to idle, the calls kept so far dropped.
+  xcf::return_code join_failed(const xcf::return_code& code) {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    phase_ = link_phase::idle;
+    early_.clear();
+    return code.ok() ? xcf::codes::not_active : code;
+  }
+  // leave()'s first step, under the lock: the member to leave, or nullptr when not joined. Handler calls
+  // made while it leaves are still handled (phase joined, member valid).
+  xcf::member* member_to_leave() {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    return phase_ == link_phase::joined ? member_.get() : nullptr;
+  }
+  // The calls the exits got before IXCJOIN returned (spec/otma-xcf.md §4.5 [C]), one at a time from the
+  // front: a call may lead (through the owner) to leave() on another thread, which changes the phase.
+  void handle_early_calls() {
+    while (!early_.empty() && phase_ == link_phase::joined) {
+      early_call call = std::move(early_.front());
+      early_.erase(early_.begin());
+      switch (call.what) {
+        case early_call::kind::message:
+          self().handle_message(std::move(call.message));
+          break;
+        case early_call::kind::event:
+          self().handle_event(call.event);
+          break;
+        case early_call::kind::send_done:
+          self().handle_send_done(call.send_id, call.code);
+          break;
+      }
+    }
+  }
+
+  std::recursive_mutex mutex_;
+  clock_fn clock_;
+  std::unique_ptr<Session> session_;
+  std::unique_ptr<xcf::member> member_;
+  link_phase phase_ = link_phase::idle;
+  std::vector<early_call> early_;
+
+ private:
+  Link& self() { return static_cast<Link&>(*this); }
+};
 }  // namespace detail
 
 // Client side: joins `group` as config.bid.member, bids to config.server_member.
-class client_link : public xcf::member_handler {
+class client_link : public detail::link_base<client_link, client_session> {
  public:
   // `owner` receives every client_observer call except send(), which the link does itself.
   client_link(client_config config, client_observer& owner, clock_fn clock = steady_now);
@@ -66,36 +194,17 @@ class client_link : public xcf::member_handler {
   // Leaves the group; the session is lost.
   void leave();
 
-  // The session, under the link's lock: call only through with_session.
-  template <class F>
-  auto with_session(F&& f) {
-    std::lock_guard<std::recursive_mutex> lock(mutex_);
-    return f(*session_);
-  }
-  void tick();
-
-  // xcf::member_handler
-  void on_message(xcf::message msg) override;
-  void on_event(const xcf::member_event& event) override;
-  void on_send_done(std::uint64_t send_id, xcf::return_code code) override;
-
  private:
+  friend class detail::link_base<client_link, client_session>;
   class forwarder;
   // Added for the implementation (xcf_link.cpp), all under mutex_.
   void send_buffer(bytes buffer);  // forwarder::send
   void handle_message(xcf::message msg);
   void handle_event(const xcf::member_event& event);
   void handle_send_done(std::uint64_t send_id, xcf::return_code code);
-  void handle_early_calls();
 
-  std::recursive_mutex mutex_;
-  clock_fn clock_;
   client_config config_;
   std::unique_ptr<forwarder> forwarder_;
-  std::unique_ptr<client_session> session_;
-  std::unique_ptr<xcf::member> member_;
-  detail::link_phase phase_ = detail::link_phase::idle;
-  std::vector<detail::early_call> early_;
   // The server member's incarnation the session was started for (its token): an `active` event for the
   // same one (the query at join and an event both saw it) is not a re-join.
   std::optional<xcf::member_token> server_token_;
@@ -105,7 +214,7 @@ class client_link : public xcf::member_handler {
 };
 
 // Server side: joins `group` as config.member and serves every other member that bids.
-class server_link : public xcf::member_handler {
+class server_link : public detail::link_base<server_link, server_session> {
  public:
   server_link(server_config config, server_observer& owner, clock_fn clock = steady_now);
   ~server_link() override;
@@ -116,35 +225,18 @@ class server_link : public xcf::member_handler {
   xcf::return_code join(xcf::service& xcf, const std::string& group);
   void leave();
 
-  template <class F>
-  auto with_session(F&& f) {
-    std::lock_guard<std::recursive_mutex> lock(mutex_);
-    return f(*session_);
-  }
-  void tick();
-
-  void on_message(xcf::message msg) override;
-  void on_event(const xcf::member_event& event) override;
-  void on_send_done(std::uint64_t send_id, xcf::return_code code) override;
-
  private:
+  friend class detail::link_base<server_link, server_session>;
   class forwarder;
   // Added for the implementation (xcf_link.cpp), all under mutex_.
   void send_buffer(std::string_view client, bytes buffer);  // forwarder::send
   void handle_message(xcf::message msg);
   void handle_event(const xcf::member_event& event);
   void handle_send_done(std::uint64_t send_id, xcf::return_code code);
-  void handle_early_calls();
   void add_client(const std::string& name, const xcf::member_token& token);
 
-  std::recursive_mutex mutex_;
-  clock_fn clock_;
   server_config config_;
   std::unique_ptr<forwarder> forwarder_;
-  std::unique_ptr<server_session> session_;
-  std::unique_ptr<xcf::member> member_;
-  detail::link_phase phase_ = detail::link_phase::idle;
-  std::vector<detail::early_call> early_;
   // Active client members by name, with the incarnation (token) client_joined was given for.
   std::map<std::string, xcf::member_token, std::less<>> clients_;
   // The target of recent sends, for a refusal that on_send_done reports later (bounded: the oldest
