@@ -1,0 +1,52 @@
+#pragma once
+// The key that signs and verifies our emulated UTOKEN (spec/otma-xcf.md §1.6, §3.2 [D]): the bridge signs
+// each message's token with it, imsemu verifies it with the same key (`--utoken-key FILE`). The token's
+// layout is portable/otma/utoken.hpp; the MAC is HMAC-SHA256 (OpenSSL), compared in constant time.
+//
+// Key file [D]: either hex text — 64 or more hex digits (an even number) on one line, a final newline
+// allowed — or raw bytes, at least 32 of them. A file that is nothing but hex digits is read as hex, so a
+// raw key must hold at least one non-hex byte (a random 32-byte key does, but for odds of 2^-64).
+//
+// Verification [D], first failure wins: the token does not decode → malformed; its tag is not the HMAC of
+// its signed part → bad_signature; its user ID or group differs from the message's (blank padding and
+// case as sent; no group on both sides is equal) → wrong_user; `now` outside
+// [issued_at - max_clock_skew, issued_at + valid_for), or valid_for 0 → expired.
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string_view>
+#include <utility>
+
+#include "imsb/core/bytes.hpp"
+#include "imsb/core/result.hpp"
+
+namespace imsb::transport {
+
+enum class token_verdict : std::uint8_t { verified, malformed, bad_signature, expired, wrong_user };
+std::string_view to_string(token_verdict v) noexcept;  // "verified", "bad_signature", ...
+
+class utoken_key {
+ public:
+  static constexpr std::size_t min_key_size = 32;      // bytes: as long as the SHA-256 output
+  static constexpr std::uint64_t max_clock_skew = 60;  // seconds a token may come from the future [D]
+
+  // Errors: decode_error{code (errc), field = the path, offset (into the file, where it applies), detail}.
+  static result<utoken_key> load(const std::filesystem::path& path);
+  // The key itself (tests, and callers that hold it elsewhere); refuses fewer than min_key_size bytes.
+  static result<utoken_key> from_bytes(bytes key);
+
+  // The 80-byte token for user and group (CCSID 819 text, at most 8 characters each).
+  bytes sign(std::string_view user, std::string_view group, std::uint64_t issued_at, std::uint32_t valid_for,
+             std::uint64_t nonce) const;
+  // `user` and `group`: those the message carries (its security-data subfields), `now` seconds since the
+  // epoch.
+  token_verdict verify(bytes_view token, std::string_view user, std::string_view group,
+                       std::uint64_t now) const;
+
+ private:
+  explicit utoken_key(bytes key) : key_(std::move(key)) {}
+  bytes key_;
+};
+
+}  // namespace imsb::transport
