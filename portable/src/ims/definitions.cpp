@@ -226,6 +226,7 @@ class parser {
   bool group_statement(const std::vector<node>& ops);
   bool secure_statement(const std::vector<node>& ops);
   bool stop_statement(const std::vector<node>& ops);
+  bool client_statement(const std::vector<node>& ops);
   bool finish();
 
   bool add_program(const node& at, std::string_view keyword, program_def program);
@@ -750,6 +751,22 @@ bool parser::transact_statement(const std::vector<node>& ops) {
     if (!yes_no_value(*f->second, "FPATH", false, fp)) return false;
     tran.fast_path = tran.fast_path || fp;
   }
+  if (const auto pl = kw.find("PROCLIM"); pl != kw.end()) {
+    // PROCLIM=(count,time) (stage-1 [C]); the time, in seconds, 1-65535 [I].
+    std::vector<const node*> parts;
+    if (!list_value(*pl->second, "PROCLIM", false, parts)) return false;
+    const std::string what = quoted(raw(pl->second->value[0]));
+    if (parts.size() > 2) return fail_keyword(*pl->second, "PROCLIM", what + " is not (count,seconds)");
+    for (const node* p : parts) {
+      if (p->empty()) continue;
+      if (p->text.size() > 5 || p->text.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoul(p->text) > 65535)
+        return fail_keyword(*pl->second, "PROCLIM",
+                            what + ": " + quoted(p->text) + " is not a number 0-65535");
+    }
+    if (parts.size() == 2 && !parts[1]->empty())
+      tran.time_limit_seconds = static_cast<std::uint32_t>(std::stoul(parts[1]->text));
+  }
   // A Fast Path rule that fails is reported at the keyword that breaks it.
   const node* at = code->second;
   std::string_view at_kw = "CODE";
@@ -851,7 +868,8 @@ bool parser::create_tran(const node& name, const node* set) {
   keyword_map kw;
   if (!collect_keywords(
           set->list, 0,
-          {"PGM", "RECOVER", "RESP", "SPASZ", "CONV", "FP", "STATUS", "CLASS", "INQ", "SPATRUNC"}, true, kw))
+          {"PGM", "RECOVER", "RESP", "SPASZ", "CONV", "FP", "STATUS", "CLASS", "INQ", "SPATRUNC", "PLCTTIME"},
+          true, kw))
     return false;
   transaction_def tran;
   const auto pgm = kw.find("PGM");
@@ -881,6 +899,12 @@ bool parser::create_tran(const node& name, const node* set) {
     std::uint32_t cls = 0;
     if (!number_value(*c->second, "CLASS", true, 1, 255, cls)) return false;
     tran.message_class = static_cast<std::uint8_t>(cls);
+  }
+  if (const auto pl = kw.find("PLCTTIME"); pl != kw.end()) {
+    // Hundredths of a second (type-2 [C]), held as whole seconds, rounded up.
+    std::uint32_t hundredths = 0;
+    if (!number_value(*pl->second, "PLCTTIME", true, 1, 6553500, hundredths)) return false;
+    tran.time_limit_seconds = (hundredths + 99) / 100;
   }
   std::uint32_t spa = 0;
   const auto spasz = kw.find("SPASZ");
@@ -1070,6 +1094,35 @@ bool parser::secure_statement(const std::vector<node>& ops) {
   return true;
 }
 
+// CLIENT MEMBER=m|(m1,mask*)[,USERS=(u1,u2)] [D] (definitions.hpp).
+bool parser::client_statement(const std::vector<node>& ops) {
+  keyword_map kw;
+  if (!collect_keywords(ops, 0, {"MEMBER", "USERS"}, false, kw)) return false;
+  const auto m = kw.find("MEMBER");
+  if (m == kw.end()) return fail(0, "keyword MEMBER: missing (CLIENT MEMBER=name)");
+  std::vector<const node*> members;
+  if (!list_value(*m->second, "MEMBER", false, members)) return false;
+  std::vector<std::string> users;
+  if (const auto u = kw.find("USERS"); u != kw.end())
+    if (!name_list(*u->second, "USERS", false, users)) return false;
+  bool any = false;
+  for (const node* n : members) {
+    if (n->empty()) continue;
+    client_def c;
+    c.member = upper(n->text);
+    // An XCF member name (spec/otma-xcf.md §4.2 [C]), or its stem before a final '*'.
+    const std::string stem = c.member.substr(0, c.member.size() - (c.member.back() == '*' ? 1 : 0));
+    if (!stem.empty())
+      if (auto p = names::check_xcf_member_name(stem, names::xcf_rules::bridge))
+        return fail_keyword(*m->second, "MEMBER", quoted(n->text) + ": " + p->reason);
+    c.users = users;
+    defs_.clients.push_back(std::move(c));
+    any = true;
+  }
+  if (!any) return fail_keyword(*m->second, "MEMBER", "no member name");
+  return true;
+}
+
 // STOP TRAN=t|(t1,t2) [D].
 bool parser::stop_statement(const std::vector<node>& ops) {
   keyword_map kw;
@@ -1091,11 +1144,12 @@ bool parser::run_statement() {
   verb_ = upper(std::string_view(t).substr(0, i));
   const std::string verb = verb_;
   static constexpr std::string_view known[] = {"IMS",  "APPLCTN", "TRANSACT", "NAME", "CREATE", "D",
-                                               "USER", "GROUP",   "/SECURE",  "/SEC", "STOP"};
+                                               "USER", "GROUP",   "/SECURE",  "/SEC", "STOP",   "CLIENT"};
   if (std::find(std::begin(known), std::end(known), verb) == std::end(known)) {
-    fail_at_input(stmt_start_,
-                  "unknown statement " + quoted(verb) +
-                      " (known: IMS, APPLCTN, TRANSACT, NAME, CREATE, D, USER, GROUP, /SECURE, STOP)");
+    fail_at_input(
+        stmt_start_,
+        "unknown statement " + quoted(verb) +
+            " (known: IMS, APPLCTN, TRANSACT, NAME, CREATE, D, USER, GROUP, /SECURE, STOP, CLIENT)");
     return false;
   }
   if (verb == "/SEC") verb_ = "/SECURE";
@@ -1110,6 +1164,7 @@ bool parser::run_statement() {
   if (verb == "USER") return user_statement(ops);
   if (verb == "GROUP") return group_statement(ops);
   if (verb == "/SECURE" || verb == "/SEC") return secure_statement(ops);
+  if (verb == "CLIENT") return client_statement(ops);
   return stop_statement(ops);
 }
 
@@ -1201,6 +1256,16 @@ bool definitions::may_run_command(std::string_view user, std::string_view verb) 
   for (const std::string& g : u->second.groups) {
     const auto group = groups.find(g);
     if (group != groups.end() && has_command(group->second.commands, v)) return true;
+  }
+  return false;
+}
+
+bool definitions::may_bid(std::string_view member, std::string_view user) const {
+  if (clients.empty()) return true;
+  user = trim_right(user);
+  for (const auto& c : clients) {
+    if (!matches(c.member, member)) continue;
+    return c.users.empty() || contains(c.users, user);
   }
   return false;
 }

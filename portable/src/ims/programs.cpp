@@ -365,6 +365,8 @@ std::string_view token_name(input_message::token_state t) noexcept {
       return "VERIFIED";
     case input_message::token_state::not_verified:
       return "NOTVERIFIED";
+    case input_message::token_state::invalid:
+      return "INVALID";
     case input_message::token_state::none:
       break;
   }
@@ -413,6 +415,9 @@ run_result run_altout(const input_message& in) {
     alt.segments = in.segments;
     r.outputs.push_back(std::move(alt));
   }
+  // [D] "REPLY=NO" after the trancode: no IOPCB reply, as a program that only inserts to an ALTPCB, so that
+  // a response-mode (CM1) input ends with DFS2082 (spec/otma-xcf.md §2.4 [C]).
+  if (auto reply_opt = option_after_trancode(in, "REPLY"); reply_opt && *reply_opt == "NO") return r;
   const std::string reply = "ALTOUT SENT " + std::to_string(in.segments.size()) + " SEGMENTS TO " + dest;
   r.outputs.push_back(iopcb_reply(encode_text(reply, in.ccsid)));
   return r;

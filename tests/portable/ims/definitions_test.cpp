@@ -578,3 +578,59 @@ TEST(DefinitionsTest, TheSampleIvpFileParses) {
 
 }  // namespace
 }  // namespace imsb::ims
+
+namespace imsb::ims {
+namespace {
+
+// --- CLIENT allow-list and run-time limits (issue 6) ---------------------------------------------------
+
+TEST(DefinitionsClientTest, WithoutClientStatementsEveryMemberMayBid) {
+  const auto d = parsed("IMS GRNAME=G,OTMANM=IMSA\n");
+  EXPECT_TRUE(d.clients.empty());
+  EXPECT_TRUE(d.may_bid("ANYONE", ""));
+  EXPECT_TRUE(d.may_bid("MQCLIENT", "U1"));
+}
+
+TEST(DefinitionsClientTest, MembersMasksAndUsersDecideWhoMayBid) {
+  const auto d = parsed(
+      "USER ID=U1\n"
+      "CLIENT MEMBER=(MQCLIENT,CSQ*)\n"
+      "CLIENT MEMBER=BRIDGE2,USERS=(U1)\n");
+  ASSERT_EQ(d.clients.size(), 3u);
+  EXPECT_EQ(d.clients[1].member, "CSQ*");
+  EXPECT_TRUE(d.may_bid("MQCLIENT", ""));
+  EXPECT_TRUE(d.may_bid("CSQ1", "ANY"));
+  EXPECT_TRUE(d.may_bid("CSQ", ""));
+  EXPECT_FALSE(d.may_bid("MQCLIENT2", ""));  // a name, not a mask: equal only
+  EXPECT_FALSE(d.may_bid("OTHER", ""));
+  EXPECT_TRUE(d.may_bid("BRIDGE2", "U1      "));  // a blank-padded user ID compares as its value
+  EXPECT_FALSE(d.may_bid("BRIDGE2", "U2"));
+  EXPECT_FALSE(d.may_bid("BRIDGE2", ""));
+}
+
+TEST(DefinitionsClientTest, BadClientStatementsNameTheKeyword) {
+  EXPECT_THAT(failed("CLIENT USERS=(U1)\n").detail, HasSubstr("keyword MEMBER: missing"));
+  EXPECT_THAT(failed("CLIENT MEMBER=(MQ%1)\n").detail, HasSubstr("MEMBER"));
+  EXPECT_THAT(failed("CLIENT MEMBER=ABCDEFGHIJKLMNOPQ\n").detail, HasSubstr("MEMBER"));
+  EXPECT_THAT(failed("CLIENT MEMBER=MQ1,BOGUS=1\n").detail, HasSubstr("BOGUS"));
+}
+
+TEST(DefinitionsClientTest, ProclimAndPlcttimeSetTheRunTimeLimit) {
+  const auto d = parsed(
+      "APPLCTN PSB=P1,PGMTYPE=TP,PGM=external:/bin/cat\n"
+      "TRANSACT CODE=T1,PROCLIM=(10,7)\n"
+      "TRANSACT CODE=T2,PROCLIM=(10,)\n"
+      "CREATE TRAN NAME(T3) SET(PGM(P1),PLCTTIME(250))\n");
+  EXPECT_EQ(d.transaction("T1")->time_limit_seconds, 7u);
+  EXPECT_EQ(d.transaction("T2")->time_limit_seconds, 0u);
+  EXPECT_EQ(d.transaction("T3")->time_limit_seconds, 3u);  // 2.5 s, rounded up
+  EXPECT_THAT(failed("APPLCTN PSB=ECHO,PGMTYPE=TP\nTRANSACT CODE=T1,PROCLIM=(1,X)\n").detail,
+              HasSubstr("PROCLIM"));
+  EXPECT_THAT(failed("APPLCTN PSB=ECHO,PGMTYPE=TP\nTRANSACT CODE=T1,PROCLIM=(1,2,3)\n").detail,
+              HasSubstr("PROCLIM"));
+  EXPECT_THAT(failed("APPLCTN PSB=ECHO,PGMTYPE=TP\nCREATE TRAN NAME(T3) SET(PGM(ECHO),PLCTTIME(0))\n").detail,
+              HasSubstr("PLCTTIME"));
+}
+
+}  // namespace
+}  // namespace imsb::ims

@@ -504,5 +504,17 @@ TEST_P(programs_test, altout_default_destination) {
   EXPECT_EQ(dec(r.outputs[1].segments.at(0), ccsid()), "ALTOUT SENT 1 SEGMENTS TO ALTDEST");
 }
 
+TEST_P(programs_test, altout_reply_no_inserts_only_to_the_alternate_destination) {
+  const auto in = text_input("ALTOUT", "ALTOUT   DEST=PRINTER1 REPLY=NO DATA", ccsid());
+  const auto r = run_builtin("ALTOUT", in, db);
+  EXPECT_FALSE(r.abend.has_value());
+  ASSERT_EQ(r.outputs.size(), 1u);  // no IOPCB reply
+  EXPECT_EQ(r.outputs[0].destination, "PRINTER1");
+  EXPECT_EQ(r.outputs[0].segments, in.segments);
+  // Any other value still replies.
+  const auto yes = run_builtin("ALTOUT", text_input("ALTOUT", "ALTOUT   REPLY=YES", ccsid()), db);
+  EXPECT_EQ(yes.outputs.size(), 2u);
+}
+
 }  // namespace
 }  // namespace imsb::ims

@@ -15,13 +15,15 @@
 //                                        PGM=, a PSB named like a built-in (IVTNO IVTCV ECHO SHOWOTMA ALTOUT)
 //                                        runs that built-in.
 //   TRANSACT CODE=IVTNO,MSGTYPE=(SNGLSEG,RESPONSE,1)[,SPA=(80,)][,INQUIRY=(YES,NORECOV)][,FPATH=YES]
+//            [,PROCLIM=(count,seconds)]
 //                                        a transaction of the APPLCTN above it (stage-1 [C]): RESPONSE =
 //                                        response mode; SPA = conversational with that SPA size;
 //                                        INQUIRY=(YES,NORECOV) = not recoverable; FPATH=YES (or the
-//                                        APPLCTN's) = Fast Path
+//                                        APPLCTN's) = Fast Path; PROCLIM's seconds = how long a run of an
+//                                        external program may take (the count is accepted, not used)
 //   NAME IVTNOLT                         an LTERM (stage-1 [C])
 //   CREATE PGM NAME(P) SET(FP(N),RUN(builtin:ECHO))
-//   CREATE TRAN NAME(T) SET(PGM(P),RECOVER(Y),RESP(Y),SPASZ(0),FP(N),STATUS(STOPPED))
+//   CREATE TRAN NAME(T) SET(PGM(P),RECOVER(Y),RESP(Y),SPASZ(0),FP(N),STATUS(STOPPED),PLCTTIME(3000))
 //                                        the dynamic-definition forms [C: IMS type-2 CREATE]; RUN() is ours
 //   D ALTDEST TMEMBER=MQXCF1 TPIPE=CSQ1N SYNTP=N
 //                                        an OTMA destination descriptor (DFSYDTx 'D' entry [C]): unsolicited
@@ -30,6 +32,9 @@
 //   USER ID=U1,GROUPS=(G1),TRANS=(IVTNO),CMDS=(DIS)     [D] a RACF stand-in: what a user may run
 //   GROUP NAME=G1,TRANS=(IVTNO,IVTCV),CMDS=(DIS,STA)    [D]
 //   /SECURE OTMA NONE|CHECK|FULL|PROFILE                the IMS command, as a statement (spec §3.1 [C])
+//   CLIENT MEMBER=(MQ1,CSQ*),USERS=(U1)  [D] the client allow-list (spec §2.2 (c)): with any CLIENT
+//                                        statement, only matching members (and, with USERS=, only bids
+//                                        naming one of those users) may bid; others get NAK X'0005'.
 //   STOP TRAN=T                          [D] starts with transaction T stopped (as /STO TRAN after start)
 //
 // Every name is checked with names::check_tpipe_name-like IMS rules (1–8 of A–Z 0–9 @ $ #, first not a
@@ -67,6 +72,9 @@ struct transaction_def {
   bool response_mode = false;
   bool stopped = false;
   std::uint8_t message_class = 1;
+  // PROCLIM=(count,seconds) / PLCTTIME (hundredths, rounded up): how long one run may take, enforced for
+  // external programs; 0 = the emulator's default [D].
+  std::uint32_t time_limit_seconds = 0;
   std::size_t line = 0;  // where it was defined, for messages
 };
 
@@ -90,6 +98,13 @@ struct group_def {
   std::vector<std::string> commands;
 };
 
+// CLIENT MEMBER=(MQ1,MQ*)[,USERS=(U1)] [D]: the allow-list of spec/otma-xcf.md §2.2 (c), standing in
+// for RACF's FACILITY profiles IMSXCF.group.member (§3.1 [C]).
+struct client_def {
+  std::string member;              // an XCF member name, or a mask ending in '*'
+  std::vector<std::string> users;  // empty: any user (or none) may bid as this member
+};
+
 struct definitions {
   std::string grname;  // XCF group
   std::string otmanm;  // IMS's XCF member name
@@ -104,6 +119,7 @@ struct definitions {
   std::vector<destination_descriptor> descriptors;
   std::map<std::string, user_def, std::less<>> users;
   std::map<std::string, group_def, std::less<>> groups;
+  std::vector<client_def> clients;  // empty: every member may bid
 
   const transaction_def* transaction(std::string_view code) const;
   const program_def* program(std::string_view name) const;
@@ -114,6 +130,9 @@ struct definitions {
   // groups). Unknown users may run nothing.
   bool may_run_transaction(std::string_view user, std::string_view code) const;
   bool may_run_command(std::string_view user, std::string_view verb) const;
+  // Whether `member` may bid (naming `user`, empty for none): always when no CLIENT statement exists;
+  // otherwise the first CLIENT whose member or mask matches decides, and no match refuses.
+  bool may_bid(std::string_view member, std::string_view user) const;
 };
 
 // Errors: std::errc::invalid_argument, field "definitions.line N", detail naming the statement and keyword

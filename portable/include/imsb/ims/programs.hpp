@@ -27,12 +27,13 @@
 //  ECHO     returns every input segment unchanged, in order, as the IOPCB reply.
 //  SHOWOTMA answers with what the emulator received, one "KEY=value" line (a segment) each: TRAN,
 //           COMMITMODE (0|1), SYNCLEVEL (NONE|CONFIRM|SYNCPT), TPIPE, SYNCHRONIZED (Y|N), LTERM (override or
-//           blank), MODNAME, USERID, GROUP, SECFLAG (N|C|F|P), TOKEN (VERIFIED|NOTVERIFIED|NONE),
+//           blank), MODNAME, USERID, GROUP, SECFLAG (N|C|F|P), TOKEN (VERIFIED|NOTVERIFIED|INVALID|NONE),
 //           SEGMENTS (count), LENGTHS (comma-separated LL values). If the first segment's text after the
 //           trancode contains "MOD=name", the reply's output MOD name is that name.
 //  ALTOUT   inserts its input segments to the alternate destination named after "DEST=" in the first
 //           segment (default "ALTDEST") — unsolicited output through a destination descriptor — and replies
-//           "ALTOUT SENT n SEGMENTS TO dest" on the IOPCB.
+//           "ALTOUT SENT n SEGMENTS TO dest" on the IOPCB — unless the text after the trancode contains
+//           "REPLY=NO" [D]: then it inserts nothing on the IOPCB (a CM1 input ends with DFS2082).
 
 #include <cstdint>
 #include <map>
@@ -61,7 +62,9 @@ struct input_message {
   std::string user_id;
   std::string group;
   char security_flag = 'N';  // N C F P
-  enum class token_state : std::uint8_t { none, verified, not_verified } token = token_state::none;
+  // The UTOKEN (spec/otma-xcf.md §1.6, §3.2 [D]): none carried; carried but no key to check it with;
+  // verified by the key; or not (bad signature, expired, another user's, malformed).
+  enum class token_state : std::uint8_t { none, verified, not_verified, invalid } token = token_state::none;
   // Conversational transactions: the SPA as it stands (spa_size bytes: the trancode in its first 8 on
   // the first input, then whatever the program left).
   bytes spa;
