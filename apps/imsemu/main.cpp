@@ -5,13 +5,17 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <mutex>
@@ -26,6 +30,7 @@
 #include "imsb/core/messages.hpp"
 #include "imsb/imsemu/program.hpp"
 #include "imsb/transport/tcp_xcf.hpp"
+#include "imsb/transport/utoken.hpp"
 
 namespace po = boost::program_options;
 namespace msg = imsb::msg;
@@ -40,10 +45,11 @@ constexpr int exit_internal = 12;
 const char* const usage_text = R"(Usage:
   imsemu --config FILE [options]
   imsemu --group GROUP --member MEMBER [options]
+  imsemu --command PATH 'COMMAND'      send one operator command to a running imsemu's --command-socket
 
 imsemu emulates IMS TM and OTMA for the MQ-IMS bridge (and any OTMA client): it joins an XCF group
 through xcfhub as IMS's member, accepts client bids, runs transactions with its built-in programs
-(IVTNO IVTCV ECHO SHOWOTMA ALTOUT; external programs are not run yet), keeps commit-then-send work,
+(IVTNO IVTCV ECHO SHOWOTMA ALTOUT) or programs of your own (PGM=external:), keeps commit-then-send work,
 Tpipe numbers and the phone book in a journal in the state folder (so a warm start resynchronizes), and
 answers IMS commands.
 Console lines go to standard output, each with a message ID: IMS's DFS IDs where IMS has one (DFS2360I
@@ -56,7 +62,9 @@ a statement continues after a trailing ',' or a non-blank column 72):
   IMS GRNAME=XCFGRP1,OTMANM=IMSA,IMSID=IMSA,MAXTP=500,INPUT=5000,HEARTBEAT=60
                  XCF group and IMS member; Tpipes per client; TIB (flood) limit; X'3C' interval (s)
   APPLCTN PSB=P,PGMTYPE=TP[,FPATH=YES][,PGM=builtin:IVTNO|external:/path]
-                 (external:/path is accepted but not run yet: its transactions abend U0456)
+                 external:/path runs /path for each message: LLZZ segments on stdin, the reply
+                 as LLZZ segments on stdout, context in IMS_* variables, exit 0 = success, else
+                 abend U0456/U0457, U0240 after 30 s (imsemu/README.md, External programs)
   TRANSACT CODE=T,MSGTYPE=(SNGLSEG|MULTSEG,RESPONSE|NONRESPONSE,1)[,SPA=(80,)]
                  [,INQUIRY=(YES,NORECOV)][,FPATH=YES]           a transaction of the APPLCTN above
   NAME LTERM                                                   an LTERM
@@ -75,15 +83,31 @@ Operator console (standard input, one command a line; the answer is printed):
                 /STA|/STO TRAN|TMEMBER|TPIPE ..., /DEQUEUE TMEMBER m TPIPE t PURGE|PURGE1,
                 /EXIT CONV nnnn | TMEMBER m TPIPE t   (IMS accepts the first three letters of a verb)
   FAULT STOP|RESUME|WITHHOLD ACK n|IGNORE ACK n|DUPLICATE OUTPUT n|NAK xxxx|DELAY OUTPUT ms|
-        CRASH AFTER LOG|CRASH AFTER RUN|CLEAR|SHOW                  test faults (also --fault)
-  /CHECKPOINT FREEZE (/CHE FREEZE)                                 stop, as SIGTERM
+        CRASH AFTER LOG|CRASH AFTER RUN|HOLD RUNS|RELEASE RUNS|CLEAR|SHOW   test faults (also --fault)
+  FAULT RESTART WARM|COLD      simulate an IMS restart: suspend clients, leave the group, reopen the
+                               state folder warm or cold, join again (faults start cleared)
+  /CHECKPOINT FREEZE (/CHE FREEZE)                                 stop, as SIGTERM (console only)
+Command socket (--command-socket PATH): a Unix socket, mode 0600, removed at stop; each line a
+connection sends is run as a console command and answered with its lines, then one EMPTY line.
+  imsemu --command PATH '/DIS OTMA'   prints the answer; exit 0, or 8 if it cannot connect (IMB5086E)
+
+Signed UTOKEN (--utoken-key FILE; spec/otma-xcf.md 1.6, 3.2 [D]): the bridge puts an 80-byte token of ours
+in the security data's UTOKEN subfield, HMAC-SHA256 over user ID, group, issue time, validity and nonce
+with a key both share. FILE holds 64 or more hex digits on one line, or at least 32 raw bytes.
+  Under /SECURE OTMA CHECK, FULL or PROFILE (message flagged C or F), input whose UTOKEN does not verify
+  (another key, expired, issued over 60 s ahead, other user or group, not our token) is NAKed X'0005'
+  with DFS1292E, as for a user not allowed (IMB5040W, IMB5041W); a client-bid's is NAKed X'0005' too.
+  Under NONE nothing is refused for its token. SHOWOTMA shows TOKEN=VERIFIED or INVALID.
+  Without --utoken-key tokens are carried but not checked: nothing is refused for one, TOKEN=NOTVERIFIED.
 )";
 
 const char* const exit_text = R"(
 Exit codes:
   0   stopped on SIGINT, SIGTERM or /CHE FREEZE (IMB5082I)
   2   usage error (IMB5083E)
-  8   could not start: definitions, state folder, --fault, hub endpoint or TLS files, XCF join (IMB5081E)
+  8   could not start: --utoken-key (IMB5043E); definitions, state folder, --fault, --command-socket,
+      hub endpoint or TLS files, XCF join (IMB5081E); --command: no emulator answers on the socket
+      (IMB5086E)
   12  internal error (IMB5084S)
 )";
 
@@ -166,6 +190,58 @@ class console_reader {
   std::thread thread_;
 };
 
+// Client mode (--command PATH TEXT): one command to a running emulator's command socket; the answer
+// ends with an empty line (program::command_end_marker).
+int send_command(const std::string& path, const std::string& text) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.empty() || path.size() >= sizeof addr.sun_path) {
+    throw usage_error{"--command '" + path + "': a Unix socket path holds at most " +
+                      std::to_string(sizeof addr.sun_path - 1) + " bytes"};
+  }
+  std::copy(path.begin(), path.end(), addr.sun_path);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+    const int err = errno;
+    if (fd >= 0) ::close(fd);
+    console_line(std::string(msg::IMB5086E) + " cannot connect to the command socket " + path + ": " +
+                 std::strerror(err));
+    return exit_failed;
+  }
+  const std::string line = text + '\n';
+  std::size_t sent = 0;
+  while (sent < line.size()) {
+    const ssize_t n = ::send(fd, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    sent += static_cast<std::size_t>(n);
+  }
+  std::string got;
+  bool ended = false;
+  while (sent == line.size() && !ended) {
+    pollfd pfd{fd, POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, 60'000);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) break;
+    char buf[4096];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got.append(buf, static_cast<std::size_t>(n));
+    // The end marker: an empty line, i.e. "\n\n", or a lone "\n" for an answer without lines.
+    ended = got == "\n" || got.find("\n\n") != std::string::npos;
+  }
+  ::close(fd);
+  if (!ended) {
+    console_line(std::string(msg::IMB5086E) + " the command socket " + path + " ended before the answer did");
+    return exit_failed;
+  }
+  got.erase(got == "\n" ? 0 : got.find("\n\n") + 1);
+  std::fwrite(got.data(), 1, got.size(), stdout);
+  std::fflush(stdout);
+  return exit_ok;
+}
+
 std::uint64_t in_range(const po::variables_map& vm, const char* name, std::int64_t lo, std::int64_t hi) {
   const auto v = vm[name].as<std::int64_t>();
   if (v < lo || v > hi) {
@@ -193,6 +269,12 @@ int run(int argc, char** argv) {
       ("fault", po::value<std::vector<std::string>>()->composing(),
        "a FAULT command at start, e.g. --fault \"NAK 0030\"; repeatable (operator commands below)")  //
       ("no-console", "do not read operator commands from standard input (background runs, tests)")   //
+      ("command-socket", po::value<std::string>(),
+       "also take operator commands on this Unix socket (mode 0600; see below)")  //
+      ("command", po::value<std::string>(),
+       "client mode: send the command given after it to the --command-socket PATH, print the answer")  //
+      ("utoken-key", po::value<std::string>(),
+       "verify the signed UTOKEN of messages and client-bids with the key in FILE (see below)")  //
       ("join-retry-ms", po::value<std::int64_t>()->default_value(10000),
        "keep retrying the XCF join this long (a killed predecessor may still be in the hub)");
   po::options_description tls("TLS to xcfhub (used when any of these is given)");
@@ -200,16 +282,30 @@ int run(int argc, char** argv) {
       ("tls-ca", po::value<std::string>(), "PEM CA file the hub's certificate is verified against")    //
       ("tls-cert", po::value<std::string>(), "PEM client certificate to present (hub with --tls-ca)")  //
       ("tls-key", po::value<std::string>(), "PEM private key of --tls-cert");
+  po::options_description hidden;
+  hidden.add_options()("command-text", po::value<std::vector<std::string>>());
   po::options_description all;
   all.add(general).add(tls);
+  po::options_description parsed;
+  parsed.add(all).add(hidden);
   po::variables_map vm;
-  const po::positional_options_description none;
-  po::store(po::command_line_parser(argc, argv).options(all).positional(none).run(), vm);
+  po::positional_options_description positional;
+  positional.add("command-text", -1);
+  po::store(po::command_line_parser(argc, argv).options(parsed).positional(positional).run(), vm);
   po::notify(vm);
   if (vm.count("help")) {
     std::cout << usage_text << '\n' << all << definitions_text << exit_text;
     return exit_ok;
   }
+  if (vm.count("command")) {
+    if (!vm.count("command-text")) throw usage_error{"--command PATH needs the command after it"};
+    std::string text;
+    for (const auto& w : vm["command-text"].as<std::vector<std::string>>())
+      text += (text.empty() ? "" : " ") + w;
+    return send_command(vm["command"].as<std::string>(), text);
+  }
+  if (vm.count("command-text"))
+    throw usage_error{"unexpected argument '" + vm["command-text"].as<std::vector<std::string>>()[0] + "'"};
 
   imsb::imsemu::program_options options;
   if (vm.count("config")) options.config_file = vm["config"].as<std::string>();
@@ -223,6 +319,27 @@ int run(int argc, char** argv) {
   if (vm.count("heartbeat-ms")) options.heartbeat_ms = in_range(vm, "heartbeat-ms", 0, 3600 * 1000);
   options.output_ack_timeout_ms = in_range(vm, "output-ack-timeout-ms", 1, 24 * 3600 * 1000);
   if (vm.count("fault")) options.faults = vm["fault"].as<std::vector<std::string>>();
+  if (vm.count("utoken-key")) {
+    const std::string key_file = vm["utoken-key"].as<std::string>();
+    auto key = imsb::transport::utoken_key::load(key_file);
+    if (!key.ok()) {
+      console_line(std::string(msg::IMB5043E) + " --utoken-key " + key.error().to_string());
+      return exit_failed;
+    }
+    options.utoken_verifier = [k = std::move(key).value()](imsb::bytes_view token, std::string_view user,
+                                                           std::string_view group) {
+      using imsb::imsemu::token_check;
+      const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+          std::chrono::system_clock::now().time_since_epoch());
+      const auto verdict = k.verify(token, user, group, static_cast<std::uint64_t>(now.count()));
+      if (verdict == imsb::transport::token_verdict::verified) return token_check::verified;
+      console_line(std::string(msg::IMB5041W) + " UTOKEN OF USER '" + std::string(user) + "' GROUP '" +
+                   std::string(group) +
+                   "' NOT VERIFIED: " + std::string(imsb::transport::to_string(verdict)));
+      return token_check::invalid;
+    };
+    console_line(std::string(msg::IMB5042I) + " UTOKEN KEY LOADED FROM " + key_file);
+  }
   const auto retry = std::chrono::milliseconds(in_range(vm, "join-retry-ms", 0, 3600 * 1000));
 
   imsb::transport::tcp_service_options hub;
@@ -247,6 +364,13 @@ int run(int argc, char** argv) {
     return exit_failed;
   }
   std::unique_ptr<imsb::imsemu::program> program = std::move(opened).value();
+  if (vm.count("command-socket")) {
+    auto listening = program->listen_commands(vm["command-socket"].as<std::string>());
+    if (!listening.ok()) {
+      console_line(std::string(msg::IMB5081E) + ' ' + listening.error().to_string());
+      return exit_failed;
+    }
+  }
   std::unique_ptr<imsb::transport::tcp_service> service;
   try {
     service = std::make_unique<imsb::transport::tcp_service>(hub);

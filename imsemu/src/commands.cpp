@@ -544,7 +544,7 @@ void run_exit(const command_state& s, const parsed_command& p, command_result& r
 
 const char* const fault_fields[] = {"stop_answering",         "withhold_next_acks", "ignore_next_client_acks",
                                     "duplicate_next_outputs", "nak_next_sense",     "delay_output_ms",
-                                    "crash_after_log",        "crash_after_run"};
+                                    "crash_after_log",        "crash_after_run",    "hold_runs"};
 
 std::vector<fault_change> fault_values(const faults& f) {
   return {{"stop_answering", f.stop_answering ? 1u : 0u},
@@ -554,7 +554,8 @@ std::vector<fault_change> fault_values(const faults& f) {
           {"nak_next_sense", f.nak_next_sense},
           {"delay_output_ms", f.delay_output_ms},
           {"crash_after_log", f.crash_after_log ? 1u : 0u},
-          {"crash_after_run", f.crash_after_run ? 1u : 0u}};
+          {"crash_after_run", f.crash_after_run ? 1u : 0u},
+          {"hold_runs", f.hold_runs ? 1u : 0u}};
 }
 
 std::string shown(const fault_change& c) {
@@ -607,6 +608,13 @@ void run_fault(const command_state& s, const std::vector<std::string>& w, comman
     r.effects.fault_changes.push_back({"nak_next_sense", *v});
   } else if (what == "CRASH" && n == 4 && word(2) == "AFTER" && (word(3) == "LOG" || word(3) == "RUN")) {
     r.effects.fault_changes.push_back({word(3) == "LOG" ? "crash_after_log" : "crash_after_run", 1});
+  } else if ((what == "HOLD" || what == "RELEASE") && n == 3 && word(2) == "RUNS") {
+    r.effects.fault_changes.push_back({"hold_runs", what == "HOLD" ? 1u : 0u});
+  } else if (what == "RESTART" && n == 3 && (word(2) == "WARM" || word(2) == "COLD")) {
+    // [D] the program does the restart (program.cpp), after this answer and outside the link's lock.
+    r.effects.fault_changes.push_back({"restart_requested", word(2) == "WARM" ? 1u : 2u});
+    r.lines.push_back("IMB5066I FAULT RESTART " + std::string(word(2)) + " SCHEDULED");
+    return;
   } else if (what == "CLEAR" && n == 2) {
     for (const char* f : fault_fields) r.effects.fault_changes.push_back({f, 0});
   } else if (what == "SHOW" && n == 2) {
@@ -615,7 +623,8 @@ void run_fault(const command_state& s, const std::vector<std::string>& w, comman
   } else {
     return fault_error(r,
                        "USE FAULT STOP|RESUME|WITHHOLD ACK n|IGNORE ACK n|DUPLICATE OUTPUT n|NAK xxxx|"
-                       "DELAY OUTPUT ms|CRASH AFTER LOG|CRASH AFTER RUN|CLEAR|SHOW");
+                       "DELAY OUTPUT ms|CRASH AFTER LOG|CRASH AFTER RUN|HOLD RUNS|RELEASE RUNS|"
+                       "RESTART WARM|RESTART COLD|CLEAR|SHOW");
   }
   if (what == "CLEAR") {
     r.lines.push_back("IMB5060I FAULT SETTINGS CLEARED");
@@ -679,6 +688,8 @@ void apply_fault_changes(faults& target, const std::vector<fault_change>& change
     if (c.field == "delay_output_ms") target.delay_output_ms = c.value;
     if (c.field == "crash_after_log") target.crash_after_log = c.value != 0;
     if (c.field == "crash_after_run") target.crash_after_run = c.value != 0;
+    if (c.field == "hold_runs") target.hold_runs = c.value != 0;
+    if (c.field == "restart_requested") target.restart_requested = static_cast<std::uint8_t>(c.value);
   }
 }
 

@@ -1,12 +1,13 @@
 // The IMS emulator's engine (engine.hpp): the rules are in its header comment; the spec sections they come
 // from are cited where each rule is applied.
 //
-// External programs (APPLCTN PGM=external:/path) are not run yet: such a transaction abends (U0456 [D]),
-// as an unknown program does, and the operator sees IMB5033W.
+// External programs (APPLCTN PGM=external:/path) run through external_program.hpp [D]; when one fails the
+// operator sees its IMB5046E-IMB5050E line and DFS554A, and the run is backed out as a built-in's abend.
 
 #include "imsb/imsemu/engine.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <optional>
 #include <set>
@@ -17,8 +18,10 @@
 #include "imsb/codepage/codepage.hpp"
 #include "imsb/ims/programs.hpp"
 #include "imsb/imsemu/commands.hpp"
+#include "imsb/imsemu/external_program.hpp"
 #include "imsb/names/name_rules.hpp"
 #include "imsb/otma/message.hpp"
+#include "imsb/otma/utoken.hpp"
 #include "imsb/tpipe/protocol.hpp"
 #include "imsb/tpipe/resync.hpp"
 
@@ -181,6 +184,7 @@ struct engine::impl {
     std::uint64_t enqct = 0;
     std::uint64_t deqct = 0;
     std::optional<conversation> conv;
+    std::uint32_t acked_conv_id = 0;  // the id the ACK of a conversation's first input gave (spec §2.6 [C])
   };
   struct client_rt {
     bool ready = false;
@@ -206,6 +210,7 @@ struct engine::impl {
   engine& self;
   tpipe::millis now = 0;
   sender_fn sender;
+  utoken_verifier verifier;  // empty: tokens are not checked (engine.hpp rule 4)
   std::map<tpipe_key, tpipe_rt> tpipes;
   std::map<std::string, client_rt, std::less<>> clients;
   std::vector<cm1_run> cm1_runs;
@@ -428,9 +433,7 @@ struct engine::impl {
         default:
           in.security_flag = 'N';
       }
-      // [D] the signed-token scheme comes later: a UTOKEN is carried but not verified yet.
-      in.token = m.security->utoken() ? ims::input_message::token_state::not_verified
-                                      : ims::input_message::token_state::none;
+      in.token = token_of(m);
     }
     return in;
   }
@@ -450,6 +453,7 @@ struct engine::impl {
     const otma_message input = std::move(decoded).value();
     const bool cm1 = is_cm1(input);
     tpipe_rt& tp = tpipes[key];
+    const std::uint32_t acked_conv_id = std::exchange(tp.acked_conv_id, 0);
     const destination dest = destination_of(input);
     const std::string code = tp.conv ? tp.conv->transaction : dest.name;
     if (restart && cm1) {
@@ -478,9 +482,21 @@ struct engine::impl {
     const ims::program_def* prog = self.defs_.program(tran->program);
     if (prog != nullptr && !prog->builtin.empty()) {
       r = ims::run_builtin(prog->builtin, in, db);
+    } else if (prog != nullptr && !prog->external.empty()) {
+      external_options eo;
+      eo.program_name = prog->name;
+      eo.member = client;
+      eo.imsid = self.defs_.imsid;
+      if (tran->time_limit_seconds != 0) eo.timeout = std::chrono::seconds(tran->time_limit_seconds);
+      external_result x = run_external_program(prog->external, in, eo);
+      for (const auto& line : x.log) console(line);
+      r = std::move(x.run);
     } else {
-      r.abend = "U0456 EXTERNAL PROGRAM " + tran->program + " NOT SUPPORTED";  // [D] not yet
+      r.abend = "U0456 PROGRAM " + tran->program + " NOT DEFINED";  // [D]
     }
+    // [D] IMS tells the master terminal of an abend with DFS554A (region, program, transaction, code).
+    if (r.abend)
+      console("DFS554A " + self.defs_.imsid + " " + tran->program + " " + code + " ABEND " + *r.abend);
 
     // spec §1.10 [C] (ARCHITECTURE.md step 6): output for input with recoverable number 0 does not use or
     // advance the Tpipe's recoverable send number, even on a synchronized Tpipe.
@@ -546,7 +562,7 @@ struct engine::impl {
     otma_message out = output_for(&input, tp_name, false, reply_segments, reply_mod);
     std::uint32_t conv_id = 0;
     if (tran->conversational && !r.abend && !r.end_conversation) {
-      conv_id = tp.conv ? tp.conv->id : next_conv_id++;
+      conv_id = tp.conv ? tp.conv->id : acked_conv_id != 0 ? acked_conv_id : next_conv_id++;
       auto& sd = std::get<otma::transaction_state_data>(*out.state);
       sd.server_state = static_cast<std::uint8_t>(sd.server_state | otma::server_state::conversational);
       sd.server_token = conversation_token(conv_id);
@@ -690,7 +706,9 @@ struct engine::impl {
       ++st.transaction_queue_counts[code];
       ++st.tib_count;
     }
-    st.tib_limit = 0;
+    // spec §2.10 [C: IMS-FLOOD]: the global TIB limit defaults to 10000 (the member's, INPUT=, to 5000);
+    // the definitions have no statement for the global one, so the default is what /DIS OTMA shows.
+    st.tib_limit = 10000;
     st.server_state = degraded ? "DEGRADED" : "NORMAL";
     st.fault_settings = self.faults_;
     return st;
@@ -701,8 +719,19 @@ struct engine::impl {
   // `lines` is the command's answer: a refused dequeue corrects its IMB5065I count and says why.
   void apply(const command_effects& fx, std::vector<std::string>& lines) {
     std::size_t refused = 0;
-    for (const auto& t : fx.stop_transactions) stopped_trans.insert(t);
-    for (const auto& t : fx.start_transactions) stopped_trans.erase(t);
+    // Logged so that a warm restart keeps the status (journal.hpp stopped_transactions [I]).
+    auto set_tran = [&](const std::string& t, bool stopped) {
+      if (auto r = self.journal_->set_transaction_stopped(t, stopped); !r)
+        journal_ok(&r.error(), "set_transaction_stopped " + t);
+    };
+    for (const auto& t : fx.stop_transactions) {
+      stopped_trans.insert(t);
+      set_tran(t, true);
+    }
+    for (const auto& t : fx.start_transactions) {
+      stopped_trans.erase(t);
+      set_tran(t, false);
+    }
     auto set_stopped = [&](const tpipe_key& k, bool stopped) {
       tpipe_state st = tpipe_numbers(k);
       st.stopped = stopped;
@@ -787,12 +816,16 @@ struct engine::impl {
     st.origin = tpipe_key{client, tpipe::tpipe_of(input)};
     command_result res = run_command(st, dest.text);
     apply(res.effects, res.lines);
+    // spec §2.9 [C]: command output does not replicate the input's prefix (only the Tpipe name is common),
+    // so the client's user data does not come back with it.
+    otma_message reply_to = input;
+    reply_to.user.reset();
     std::vector<bytes> segs;
     const std::string verb = upper(dest.text.substr(0, 4));
     if ((input.mci.response_flag & otma::response::extended_requested) != 0 && verb == "/DIS" &&
         upper(dest.text).find(" TRAN") != std::string::npos) {
       segs = architected_display_tran(st, dest.text, text_ccsid);  // spec §1.13 [C]
-      otma_message out = output_for(&input, tpipe::tpipe_of(input), false, {}, {});
+      otma_message out = output_for(&reply_to, tpipe::tpipe_of(input), false, {}, {});
       out.application->segments.clear();
       for (const auto& s : segs) {
         // architected_display_tran gives whole LLZZ segments.
@@ -803,12 +836,23 @@ struct engine::impl {
         out.application->segments.push_back(otma::segment{0, encode_text(" ")});
       send_volatile(client, out, false);
     } else {
-      send_text(client, input, res.lines, false);
+      send_text(client, reply_to, res.lines, false);
     }
     pump_all();
   }
 
   // --- security (spec §3.1 [C]) -------------------------------------------------------------------------
+
+  // The message's UTOKEN as the verifier finds it for the message's own user ID and group (spec §1.6,
+  // §3.2 [D]). Checked again when a logged input runs (SHOWOTMA), so a token that has expired by then (a
+  // held input, a warm restart) shows INVALID although the input was accepted.
+  token_check token_of(const otma_message& m) const {
+    if (!m.security) return token_check::none;
+    const auto token = m.security->utoken();
+    if (!token) return token_check::none;
+    if (!verifier) return token_check::not_verified;
+    return verifier(*token, m.security->user_id().value_or(""), m.security->profile().value_or(""));
+  }
 
   bool authorized(const otma_message& input, const std::string& what, bool command) const {
     ims::otma_security level = self.defs_.security;
@@ -819,6 +863,12 @@ struct engine::impl {
       if (flag != otma::security_flag::check && flag != otma::security_flag::full) return true;
     }
     const std::string user = input.security ? input.security->user_id().value_or("") : std::string();
+    // [D] spec §3.2: a UTOKEN the key does not verify is a security violation, as a user not allowed is.
+    if (token_of(input) == token_check::invalid) {
+      console("IMB5040W input for " + what + " on tpipe " + tpipe::tpipe_of(input) +
+              " refused: the UTOKEN of user '" + user + "' does not verify");
+      return false;
+    }
     if (user.empty()) return false;
     return command ? self.defs_.may_run_command(user, what) : self.defs_.may_run_transaction(user, what);
   }
@@ -959,7 +1009,20 @@ struct engine::impl {
       console("IMB5031S crash fault: after logging input " + std::to_string(*id));
       std::abort();
     }
-    ack(client, input);
+    if (tran->conversational && !in_conv) {
+      // spec §2.6 [C: IMS-CONV]: "When IMS acknowledges the first input, it sets server state
+      // Conversational", with the conversation id as server token: the one the run then gives it.
+      tpipe_rt& tp = tpipes[key];
+      tp.acked_conv_id = next_conv_id++;
+      otma_message acked = input;
+      if (auto* asd = acked.state ? std::get_if<otma::transaction_state_data>(&*acked.state) : nullptr) {
+        asd->server_state = static_cast<std::uint8_t>(asd->server_state | otma::server_state::conversational);
+        asd->server_token = conversation_token(tp.acked_conv_id);
+      }
+      ack(client, acked);
+    } else {
+      ack(client, input);
+    }
     flood_check(client);
     if (self.faults_.hold_runs) {
       console("IMB5030W fault: run of input " + std::to_string(*id) + " held");
@@ -1010,6 +1073,11 @@ struct engine::impl {
         // spec §2.4 [C/I]: U119, DFS554 to the client, commit confirmation aborted.
         console("IMB5029W CM1 output of " + run.transaction + " NAKed by " + run.client + " (sense " +
                 hex4(resp.sense) + "): backed out, U0119");
+        // [I] IMS reports the abend to the master terminal too, not only to the client.
+        // Same form as a program's own abend: region, program, transaction, code [D].
+        const ims::transaction_def* t = self.defs_.transaction(run.transaction);
+        console("DFS554A " + self.defs_.imsid + " " + (t != nullptr ? t->program : run.transaction) + " " +
+                run.transaction + " ABEND U0119 TPIPE " + run.tpipe + " MEMBER " + run.client);
         finish_cm1(run, false, "ABEND U0119");
         send_text(run.client, run.input, {"DFS554A " + run.transaction + " ABEND U0119"}, false);  // text [D]
         with_session([&](tpipe::server_session& s) {
@@ -1138,6 +1206,7 @@ result<std::unique_ptr<engine>> engine::open(ims::definitions defs, const std::f
   for (const auto& [code, t] : e->defs_.transactions) {
     if (t.stopped) e->impl_->stopped_trans.insert(code);
   }
+  for (const auto& code : e->journal_->state().stopped_transactions) e->impl_->stopped_trans.insert(code);
   const journal_state& st = e->journal_->state();
   std::size_t synced = 0, outputs = 0;
   for (const auto& [k, t] : st.tpipes) synced += t.synchronized ? 1 : 0;
@@ -1154,6 +1223,8 @@ result<std::unique_ptr<engine>> engine::open(ims::definitions defs, const std::f
 
 void engine::attach(session_access access) { session_ = std::move(access); }
 void engine::set_sender(sender_fn sender) { impl_->sender = std::move(sender); }
+
+void engine::set_utoken_verifier(utoken_verifier verifier) { impl_->verifier = std::move(verifier); }
 
 std::uint32_t engine::active_inputs(std::string_view client) const { return impl_->active(client); }
 
@@ -1195,6 +1266,17 @@ tpipe::bid_verdict engine::on_bid(std::string_view client, const otma::otma_mess
                    "): " + bad->reason);
     return v;
   }
+  // spec §2.2 (c) [D]: the CLIENT allow-list, standing in for the FACILITY profile IMSXCF.group.member.
+  {
+    const std::string user = bid.security ? bid.security->user_id().value_or("") : std::string();
+    if (!defs_.may_bid(client, user)) {
+      v.accept = false;
+      v.sense = otma::sense::security_violation;
+      impl_->console("IMB5023W bid of " + std::string(client) + " rejected (sense " + hex4(v.sense) +
+                     "): not permitted by a CLIENT statement" + (user.empty() ? "" : " for user " + user));
+      return v;
+    }
+  }
   // spec §3.1 [C] JOIN-style check, reduced [D]: under /SECURE OTMA other than NONE, a bid naming a user
   // must name a defined one.
   if (defs_.security != ims::otma_security::none && bid.security && !defs_.users.empty()) {
@@ -1205,6 +1287,27 @@ tpipe::bid_verdict engine::on_bid(std::string_view client, const otma::otma_mess
       impl_->console("IMB5023W bid of " + std::string(client) + " rejected (sense " + hex4(v.sense) +
                      "): user " + user + " is not defined");
       return v;
+    }
+  }
+  // spec §3.1 [C]: "the client's UTOKEN must be valid"; checked with our key [D] (engine.hpp). A bid without
+  // a user-ID subfield is the token's own user's.
+  if (defs_.security != ims::otma_security::none && bid.security && impl_->verifier) {
+    if (const auto token = bid.security->utoken()) {
+      std::string user = bid.security->user_id().value_or("");
+      std::string group = bid.security->profile().value_or("");
+      if (!bid.security->user_id()) {
+        if (auto own = otma::decode_utoken(*token)) {
+          user = codepage::field_value(own->fields.user_id);
+          group = codepage::field_value(own->fields.group);
+        }
+      }
+      if (impl_->verifier(*token, user, group) == token_check::invalid) {
+        v.accept = false;
+        v.sense = otma::sense::security_violation;
+        impl_->console("IMB5023W bid of " + std::string(client) + " rejected (sense " + hex4(v.sense) +
+                       "): the UTOKEN of user '" + user + "' does not verify");
+        return v;
+      }
     }
   }
   // A bid ends whatever session the client had (tpipe/server_session reports it as on_client_lost

@@ -30,8 +30,9 @@ enum class rec : std::uint8_t {
   output_purged = 5,
   tpipe_set = 6,
   cold_start = 7,
+  tran_set = 8,  // [D] added after the first format: older journals simply have none
 };
-constexpr bool known_type(std::uint8_t t) noexcept { return t >= 1 && t <= 7; }
+constexpr bool known_type(std::uint8_t t) noexcept { return t >= 1 && t <= 8; }
 
 const std::array<std::uint32_t, 256>& crc_table() {
   static const std::array<std::uint32_t, 256> table = [] {
@@ -349,6 +350,9 @@ bytes encode_snapshot(const journal_state& s) {
   for (const auto& [name, e] : s.phonebook.entries()) put_entry(w, e);
   w.u32(static_cast<std::uint32_t>(s.runs.size()));
   for (const auto& x : s.runs) put_run(w, x);
+  // [D] a trailing section, so a snapshot of the first format (which ends after the runs) still reads.
+  w.u32(static_cast<std::uint32_t>(s.stopped_transactions.size()));
+  for (const auto& t : s.stopped_transactions) w.str(t);
   return w.take();
 }
 journal_state decode_snapshot(reader& r) {
@@ -391,6 +395,10 @@ journal_state decode_snapshot(reader& r) {
   for (std::uint32_t i = 0; i < n && r.ok(); ++i) s.phonebook.put(get_entry(r));
   n = r.count(40);
   for (std::uint32_t i = 0; i < n && r.ok(); ++i) s.runs.push_back(get_run(r));
+  if (r.ok() && !r.at_end()) {
+    n = r.count(4);
+    for (std::uint32_t i = 0; i < n && r.ok(); ++i) s.stopped_transactions.insert(r.str());
+  }
   return s;
 }
 
@@ -466,6 +474,7 @@ void apply_cold_start(journal_state& s) {
   s.tpipes.clear();
   s.inputs.clear();
   s.outputs.clear();
+  s.stopped_transactions.clear();
   ++s.cold_starts;
 }
 
@@ -507,6 +516,17 @@ std::string replay(journal_state& s, rec type, bytes_view payload) {
     case rec::cold_start:
       if (r.at_end()) apply_cold_start(s);
       break;
+    case rec::tran_set: {
+      std::string code = r.str();
+      const bool stopped = r.flag();
+      if (r.ok() && r.at_end()) {
+        if (stopped)
+          s.stopped_transactions.insert(std::move(code));
+        else
+          s.stopped_transactions.erase(code);
+      }
+      break;
+    }
   }
   if (!r.ok() || !r.at_end())
     return "record type " + std::to_string(static_cast<int>(type)) + " does not decode";
@@ -624,7 +644,7 @@ bool operator==(const journal_state& a, const journal_state& b) {
          same_map(a.outputs, b.outputs,
                   [&](const auto& x, const auto& y) { return same_vec(x, y, same_output); }) &&
          same_map(a.phonebook.entries(), b.phonebook.entries(), same_entry) &&
-         same_vec(a.runs, b.runs, same_run);
+         same_vec(a.runs, b.runs, same_run) && a.stopped_transactions == b.stopped_transactions;
 }
 
 // ---- journal -----------------------------------------------------------------------------------------
@@ -804,6 +824,19 @@ result<done> journal::set_tpipe(const std::string& client, const std::string& tp
   const tpipe_rec x{{client, tpipe}, value};
   if (auto logged = append(static_cast<std::uint8_t>(rec::tpipe_set), encode(x)); !logged) return logged;
   state_.tpipes[x.key] = x.value;
+  after_step();
+  return done{};
+}
+
+result<done> journal::set_transaction_stopped(const std::string& code, bool stopped) {
+  writer w;
+  w.str(code);
+  w.flag(stopped);
+  if (auto logged = append(static_cast<std::uint8_t>(rec::tran_set), w.take()); !logged) return logged;
+  if (stopped)
+    state_.stopped_transactions.insert(code);
+  else
+    state_.stopped_transactions.erase(code);
   after_step();
   return done{};
 }

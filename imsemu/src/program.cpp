@@ -6,8 +6,16 @@
 
 #include "imsb/imsemu/program.hpp"
 
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -73,6 +81,12 @@ result<std::unique_ptr<program>> program::open(const program_options& options, c
   if (!e.ok()) return e.error();
   std::unique_ptr<program> p(new program(std::move(e).value(), *defs, options, console));
   for (const auto& f : options.faults) {
+    std::string word = upper(f);
+    word.erase(0, word.find_first_not_of(' '));
+    // [D] a restart is a run-time event; at start, --cold says which start it is.
+    if (word.rfind("RESTART", 0) == 0)
+      return error_of(std::errc::invalid_argument, "--fault " + f,
+                      "FAULT RESTART is an operator command; use --cold for a cold start");
     const auto lines = p->operator_command("FAULT " + f);
     for (const auto& l : lines) {
       // commands.cpp answers a bad FAULT with IMB5061E and changes nothing.
@@ -86,6 +100,8 @@ result<std::unique_ptr<program>> program::open(const program_options& options, c
 program::program(std::unique_ptr<engine> e, const ims::definitions& defs, const program_options& options,
                  console_fn console)
     : console_(std::move(console)),
+      utoken_verifier_(options.utoken_verifier),
+      defs_(defs),
       group_(defs.grname),
       member_(defs.otmanm),
       imsid_(defs.imsid),
@@ -93,29 +109,55 @@ program::program(std::unique_ptr<engine> e, const ims::definitions& defs, const 
       cold_(options.cold_start),
       tick_ms_(options.tick_ms == 0 ? 100 : options.tick_ms),
       engine_(std::move(e)) {
-  tpipe::server_config cfg;
-  cfg.member = defs.otmanm;
+  link_config_.member = defs.otmanm;
+  link_config_.heartbeat_interval =
+      options.heartbeat_ms ? *options.heartbeat_ms : std::uint64_t{defs.heartbeat_seconds} * 1000;
+  link_config_.output_ack_timeout = options.output_ack_timeout_ms;
+  generation_ = static_cast<std::uint32_t>(std::time(nullptr));
+  make_link();
+}
+
+void program::make_link() {
+  tpipe::server_config cfg = link_config_;
   // [D] server token {u32 member index, u32 generation} (server_session.hpp): the generation is the
   // start time, so a client can tell a restarted IMS from the one it bid to.
   store_u32(cfg.token.data(), 1, byte_order::big);
-  store_u32(cfg.token.data() + 4, static_cast<std::uint32_t>(std::time(nullptr)), byte_order::big);
-  cfg.heartbeat_interval =
-      options.heartbeat_ms ? *options.heartbeat_ms : std::uint64_t{defs.heartbeat_seconds} * 1000;
-  cfg.output_ack_timeout = options.output_ack_timeout_ms;
+  store_u32(cfg.token.data() + 4, generation_, byte_order::big);
   link_ = std::make_unique<tpipe::server_link>(cfg, *engine_);
   tpipe::server_link* link = link_.get();
   engine_->attach([link](const std::function<void(tpipe::server_session&)>& f) {
     link->with_session([&f](tpipe::server_session& s) { f(s); });
   });
+  engine_->set_utoken_verifier(utoken_verifier_);
 }
 
 program::~program() { stop("program ended"); }
 
 xcf::return_code program::start(xcf::service& xcf, std::chrono::milliseconds retry_for) {
+  xcf::return_code rc;
+  {
+    std::lock_guard<std::mutex> lock(engine_mutex_);
+    xcf_ = &xcf;
+    retry_for_ = retry_for;
+    rc = join_group(retry_for);
+  }
+  if (!rc.ok()) return rc;
+  {
+    std::lock_guard<std::mutex> lock(timer_mutex_);
+    timer_stop_ = false;
+  }
+  if (!timer_.joinable()) timer_ = std::thread([this] { timer_loop(); });
+  return rc;
+}
+
+xcf::return_code program::join_group(std::chrono::milliseconds retry_for) {
+  // The engine learns the time from ticks only; before the first client can reach it, it has one.
+  const tpipe::millis now = tpipe::steady_now();
+  link_->with_session([&](tpipe::server_session&) { engine_->tick(now); });
   const auto until = std::chrono::steady_clock::now() + retry_for;
   xcf::return_code rc;
   for (;;) {
-    rc = link_->join(xcf, group_);
+    rc = link_->join(*xcf_, group_);
     if (rc.ok() || std::chrono::steady_clock::now() >= until) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
@@ -128,39 +170,210 @@ xcf::return_code program::start(xcf::service& xcf, std::chrono::milliseconds ret
   console_("DFS2360I XCF GROUP JOINED SUCCESSFULLY. GROUP=" + group_ + " MEMBER=" + member_);
   console_(std::string(msg::IMB5080I) + " IMSEMU READY. IMSID=" + imsid_ + " GROUP=" + group_ +
            " MEMBER=" + member_ + " START=" + (cold_ ? "COLD" : "WARM") + " STATE=" + state_dir_);
-  {
-    std::lock_guard<std::mutex> lock(timer_mutex_);
-    timer_stop_ = false;
-  }
-  if (!timer_.joinable()) timer_ = std::thread([this] { timer_loop(); });
   return rc;
 }
 
 void program::timer_loop() {
   std::unique_lock<std::mutex> lock(timer_mutex_);
+  // The first tick at once: the engine has no clock of its own, and until a tick tells it the time,
+  // what it schedules (FAULT DELAY OUTPUT) would be timed from zero.
   while (!timer_stop_) {
-    timer_cv_.wait_for(lock, std::chrono::milliseconds(tick_ms_), [this] { return timer_stop_; });
-    if (timer_stop_) break;
+    const std::uint8_t restart_kind = std::exchange(restart_pending_, 0);
     lock.unlock();
-    link_->tick();
-    const tpipe::millis now = tpipe::steady_now();
-    link_->with_session([&](tpipe::server_session&) { engine_->tick(now); });
+    if (restart_kind != 0) restart(restart_kind == 2);
+    if (link_ && engine_) {  // only this thread replaces them (restart)
+      link_->tick();
+      const tpipe::millis now = tpipe::steady_now();
+      link_->with_session([&](tpipe::server_session&) { engine_->tick(now); });
+    }
     lock.lock();
+    timer_cv_.wait_for(lock, std::chrono::milliseconds(tick_ms_),
+                       [this] { return timer_stop_ || restart_pending_ != 0; });
   }
 }
 
 std::vector<std::string> program::operator_command(std::string_view line) {
-  return link_->with_session([&](tpipe::server_session&) { return engine_->operator_command(line); });
+  std::vector<std::string> lines;
+  std::uint8_t restart_kind = 0;
+  {
+    std::lock_guard<std::mutex> lock(engine_mutex_);
+    if (!engine_ || !link_)
+      return {std::string(msg::IMB5089E) + " IMSEMU IS DOWN: ITS RESTART FAILED; STOP AND START IT"};
+    lines = link_->with_session([&](tpipe::server_session&) {
+      auto answer = engine_->operator_command(line);
+      restart_kind = std::exchange(engine_->fault_settings().restart_requested, 0);
+      return answer;
+    });
+  }
+  if (restart_kind != 0) {
+    // Not here: the caller may be a thread the restart must not wait for, and the link's lock would
+    // be held across the leave. The timer thread does it.
+    {
+      std::lock_guard<std::mutex> lock(timer_mutex_);
+      restart_pending_ = restart_kind;
+    }
+    timer_cv_.notify_all();
+  }
+  return lines;
+}
+
+void program::restart(bool cold) {
+  std::lock_guard<std::mutex> lock(engine_mutex_);
+  const std::string kind = cold ? "COLD" : "WARM";
+  console_(std::string(msg::IMB5088I) + " IMS RESTART " + kind + " (FAULT RESTART): STOPPING");
+  if (joined_.exchange(false)) {
+    // As a planned stop (§2.2 [D]): suspend (X'14') to every ready client, then leave the group.
+    link_->with_session([](tpipe::server_session& s) { s.suspend_all(); });
+    link_->leave();
+    console_("DFS2361I XCF GROUP CLOSED SUCCESSFULLY. GROUP=" + group_ + " MEMBER=" + member_);
+  }
+  // The link refers to the engine; the engine holds the journal's lock, which the new one needs.
+  link_.reset();
+  engine_.reset();
+  auto e = engine::open(defs_, state_dir_, cold, console_);
+  if (!e.ok()) {
+    console_(std::string(msg::IMB5089E) + " IMS RESTART " + kind + " FAILED: " + e.error().to_string());
+    return;
+  }
+  engine_ = std::move(e).value();
+  cold_ = cold;
+  // A new generation in the server token, so clients see a restarted IMS even within the same second.
+  generation_ = std::max(generation_ + 1, static_cast<std::uint32_t>(std::time(nullptr)));
+  make_link();
+  if (xcf_ != nullptr) (void)join_group(retry_for_);
+}
+
+result<done> program::listen_commands(const std::filesystem::path& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string p = path.string();
+  if (p.empty() || p.size() >= sizeof addr.sun_path) {
+    return error_of(std::errc::filename_too_long, "--command-socket",
+                    "'" + p + "' is " + std::to_string(p.size()) +
+                        " bytes; a Unix socket path holds at most " +
+                        std::to_string(sizeof addr.sun_path - 1));
+  }
+  std::copy(p.begin(), p.end(), addr.sun_path);
+  const auto* sa = reinterpret_cast<const sockaddr*>(&addr);
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) == 0) {
+    if (!S_ISSOCK(st.st_mode))
+      return error_of(std::errc::not_a_socket, "--command-socket", "'" + p + "' exists and is not a socket");
+    // A socket file: stale if nobody answers on it (a killed emulator leaves it behind).
+    const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const bool live = probe >= 0 && ::connect(probe, sa, sizeof addr) == 0;
+    if (probe >= 0) ::close(probe);
+    if (live)
+      return error_of(std::errc::address_in_use, "--command-socket",
+                      "'" + p + "' is in use by another process");
+    ::unlink(p.c_str());
+  }
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return decode_error{std::error_code(errno, std::generic_category()), "--command-socket", 0, "socket"};
+  // Mode 0600 from the moment the file exists: the socket runs FAULT commands for whoever connects.
+  const mode_t old_mask = ::umask(0177);
+  const int bound = ::bind(fd, sa, sizeof addr);
+  const int bind_errno = errno;
+  ::umask(old_mask);
+  if (bound != 0 || ::chmod(p.c_str(), 0600) != 0 || ::listen(fd, 16) != 0) {
+    const int err = bound != 0 ? bind_errno : errno;
+    ::close(fd);
+    if (bound == 0) ::unlink(p.c_str());
+    return decode_error{std::error_code(err, std::generic_category()), "--command-socket", 0,
+                        "cannot listen on '" + p + "': " + std::strerror(err)};
+  }
+  close_commands();  // a second call replaces the first socket
+  command_fd_ = fd;
+  command_path_ = path;
+  command_stop_ = false;
+  command_thread_ = std::thread([this] { command_loop(); });
+  console_(std::string(msg::IMB5087I) + " COMMAND SOCKET " + p + " READY (ANSWERS END WITH AN EMPTY LINE)");
+  return done{};
+}
+
+void program::command_loop() {
+  struct connection {
+    int fd;
+    std::string pending;
+  };
+  // [D] a line longer than this without a newline is not a command: the connection is closed.
+  constexpr std::size_t max_line = 64 * 1024;
+  std::vector<connection> conns;
+  auto answer = [this](int fd, const std::string& line) {
+    std::string out;
+    for (const auto& l : operator_command(line)) out += l + '\n';
+    out += std::string(command_end_marker) + '\n';
+    std::size_t done_bytes = 0;
+    while (done_bytes < out.size()) {
+      const ssize_t n = ::send(fd, out.data() + done_bytes, out.size() - done_bytes, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      done_bytes += static_cast<std::size_t>(n);
+    }
+    return true;
+  };
+  while (!command_stop_) {
+    std::vector<pollfd> fds{pollfd{command_fd_, POLLIN, 0}};
+    for (const auto& c : conns) fds.push_back(pollfd{c.fd, POLLIN, 0});
+    const int n = ::poll(fds.data(), fds.size(), 200);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      console_(std::string(msg::IMB5090W) + " COMMAND SOCKET POLL FAILED: " + std::strerror(errno));
+      break;
+    }
+    if (n == 0) continue;
+    for (std::size_t i = 0; i < conns.size(); ++i) {
+      if ((fds[i + 1].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+      connection& c = conns[i];
+      char buf[4096];
+      const ssize_t got = ::recv(c.fd, buf, sizeof buf, 0);
+      if (got < 0 && errno == EINTR) continue;
+      bool keep = got > 0;
+      if (keep) c.pending.append(buf, static_cast<std::size_t>(got));
+      for (auto nl = c.pending.find('\n'); keep && nl != std::string::npos; nl = c.pending.find('\n')) {
+        std::string line = c.pending.substr(0, nl);
+        c.pending.erase(0, nl + 1);
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+        if (line.empty()) continue;
+        keep = answer(c.fd, line);
+      }
+      if (keep && c.pending.size() > max_line) keep = false;
+      if (!keep) {
+        ::close(c.fd);
+        c.fd = -1;
+      }
+    }
+    conns.erase(std::remove_if(conns.begin(), conns.end(), [](const connection& c) { return c.fd < 0; }),
+                conns.end());
+    if ((fds[0].revents & POLLIN) != 0) {
+      const int fd = ::accept4(command_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd >= 0) conns.push_back(connection{fd, {}});
+    }
+  }
+  for (const auto& c : conns) ::close(c.fd);
+}
+
+void program::close_commands() {
+  command_stop_ = true;
+  if (command_thread_.joinable()) command_thread_.join();
+  if (command_fd_ >= 0) {
+    ::close(command_fd_);
+    command_fd_ = -1;
+    ::unlink(command_path_.c_str());
+  }
 }
 
 void program::stop(const std::string& why) {
+  close_commands();
   {
     std::lock_guard<std::mutex> lock(timer_mutex_);
     timer_stop_ = true;
   }
   timer_cv_.notify_all();
   if (timer_.joinable()) timer_.join();
-  if (!joined_.exchange(false)) return;
+  std::lock_guard<std::mutex> lock(engine_mutex_);
+  if (!joined_.exchange(false) || !link_) return;
   console_(std::string(msg::IMB5082I) + " STOPPING: " + why);
   // §2.2 [D]: a planned stop tells every ready client with suspend (X'14') before IMS leaves.
   link_->with_session([](tpipe::server_session& s) { s.suspend_all(); });

@@ -384,12 +384,13 @@ TEST_F(commands_test, fault_clear_show_and_apply_round_trip) {
                                          "IMB5063I FAULT delay_output_ms=6",
                                          "IMB5063I FAULT crash_after_log=1",
                                          "IMB5063I FAULT crash_after_run=1",
+                                         "IMB5063I FAULT hold_runs=0",
                                      }));
   EXPECT_TRUE(run("FAULT SHOW").effects.empty());
 
   auto clear = run("FAULT CLEAR");
   EXPECT_EQ(clear.lines, (lines{"IMB5060I FAULT SETTINGS CLEARED"}));
-  EXPECT_EQ(clear.effects.fault_changes.size(), 8u);
+  EXPECT_EQ(clear.effects.fault_changes.size(), 9u);
   apply_fault_changes(f, clear.effects.fault_changes);
   const faults zero{};
   EXPECT_EQ(f.stop_answering, zero.stop_answering);

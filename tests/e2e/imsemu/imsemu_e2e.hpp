@@ -109,6 +109,7 @@ class raw_member final : public xcf::member_handler {
   struct received {
     bytes data;
     std::optional<otma::otma_message> otma;
+    std::chrono::steady_clock::time_point at{};  // when it arrived (heartbeat intervals)
   };
 
   raw_member(const std::string& endpoint, const std::string& name) : name_(name) {
@@ -171,6 +172,7 @@ class raw_member final : public xcf::member_handler {
 
   void on_message(xcf::message msg) override {
     received r;
+    r.at = std::chrono::steady_clock::now();
     r.data = std::move(msg.data);
     auto d = otma::decode_message(bytes_view(r.data));
     if (d) r.otma = std::move(d).value();

@@ -39,13 +39,14 @@ using std::chrono::milliseconds;
 // records under its own mutex and never takes the link's lock while holding it.
 class otma_client final : public tpipe::client_observer {
  public:
-  explicit otma_client(const std::string& endpoint) {
+  // `member`: the client's XCF member name (a second client, e.g. an ALTPCB destination, needs another).
+  explicit otma_client(const std::string& endpoint, const std::string& member = client_member) {
     transport::tcp_service_options o;
     o.endpoint = endpoint;
     o.connect_timeout = milliseconds(5000);
     service_ = std::make_unique<transport::tcp_service>(o);
     tpipe::client_config cfg;
-    cfg.bid.member = client_member;
+    cfg.bid.member = member;
     cfg.server_member = ims_member;
     cfg.resync = true;
     link_ = std::make_unique<tpipe::client_link>(cfg, *this);
@@ -60,6 +61,21 @@ class otma_client final : public tpipe::client_observer {
   result<std::uint32_t> send(const otma_message& m) {
     return link_->with_session(
         [&](tpipe::client_session& s) { return s.send_input(m, tpipe::steady_now()); });
+  }
+
+  // The test's own answer to an output it did not auto-ACK (auto_ack false): a NAK with `sense`. Not under
+  // the client's mutex (the link's lock is taken).
+  void nak_output(const otma_message& m, std::uint16_t sense) {
+    link_->with_session([&](tpipe::client_session& s) { s.nak_output(m, sense); });
+  }
+
+  // ACK an output by hand (with auto_ack off), and deallocate a conversation (spec §2.5 [C]). Not under the
+  // client's mutex either.
+  void ack(const otma_message& m) {
+    link_->with_session([&](tpipe::client_session& s) { s.ack_output(m); });
+  }
+  void deallocate(const std::string& tpipe, const otma::raw_bytes<16>& server_token) {
+    link_->with_session([&](tpipe::client_session& s) { s.send_deallocate(tpipe, server_token); });
   }
 
   // Waits until `pred` (called under the client's mutex) holds.

@@ -16,8 +16,9 @@
 //                                            syntax]; bare /EXIT from a client: the Tpipe it came on [D]
 // Emulator commands, operator console only (origin empty) [D]:
 //   FAULT STOP|RESUME, FAULT WITHHOLD ACK n, FAULT IGNORE ACK n, FAULT DUPLICATE OUTPUT n,
-//   FAULT NAK xxxx (hex sense), FAULT DELAY OUTPUT ms, FAULT CRASH AFTER LOG|AFTER RUN, FAULT CLEAR,
-//   FAULT SHOW
+//   FAULT NAK xxxx (hex sense), FAULT DELAY OUTPUT ms, FAULT CRASH AFTER LOG|AFTER RUN,
+//   FAULT HOLD RUNS|RELEASE RUNS, FAULT RESTART WARM|COLD (a request the program carries out: field
+//   restart_requested, 1 warm, 2 cold), FAULT CLEAR, FAULT SHOW
 // Keywords are case-insensitive; names are upper-cased as IMS does for commands.
 
 #include <cstdint>

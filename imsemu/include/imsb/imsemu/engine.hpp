@@ -21,17 +21,26 @@
 //     conversational with CM0 → NAK 0x0007 + DFS1291E; recoverable number ≠ 0 on an unrecoverable
 //     transaction → NAK X'23'; a recoverable number that is not receive + 1 → NAK X'1F'.
 //  4. security (/SECURE OTMA CHECK|FULL|PROFILE): the user may not run it → NAK 0x0005 + DFS1292E.
+//     The same when the message carries a UTOKEN that the utoken_verifier finds invalid (spec §1.6, §3.2
+//     [D]: our signed token; bad signature, expired, other user or group, malformed); without a verifier
+//     (no --utoken-key) a token is carried but not checked. Under NONE, and under PROFILE for a message
+//     flagged N, the token is not checked either; SHOWOTMA reports it (TOKEN=VERIFIED|NOTVERIFIED|INVALID)
+//     whatever the level.
 //  5. flood control: active inputs at the member's TIB limit → NAK X'30' (DFS1989E); DFS1988W at 80% and
 //     each further 5%; relief (DFS0767I) at ≤ 50%; X'3C' degraded at 80% (spec §2.10).
 //  6. MAXTP: a new Tpipe beyond the member's limit → NAK 0x0002 (DFS4383E) [D].
 // A Tpipe is synchronized when the input says so or when CM0 input carries a nonzero recoverable number
 // (spec §1.10 [C]: the number is what IMS goes by); output for input with number 0 carries none.
+// A client-bid whose UTOKEN the verifier finds invalid is NAKed 0x0005 under /SECURE OTMA other than NONE
+// (spec §3.1 [C]: "the client's UTOKEN must be valid"); the bid's user is its user-ID subfield, or, when it
+// has none (IBM's sample bid carries only the UTOKEN, §1.12), the one the token names.
 // A bid that replaces a live session backs out the old session's CM1 runs and output in flight.
 // Then: CM0 → log, ACK, run, commit, send output (response requested); the Tpipe's outputs go one at a
 // time in order, the next after the ACK of the one before; NAK of output → kept and re-sent after resync
 // or /DEQUEUE decides. CM1 → ACK, run, send output (response requested with CONFIRM), commit on the ACK
 // with a commit confirmation "committed", back out on NAK ("aborted", DFS554 [C]); a CM1 run without an
-// IOPCB reply → DFS2082 [C]. Conversations: one per Tpipe, server token = conversation id (spec §2.6).
+// IOPCB reply → DFS2082 [C]. Conversations: one per Tpipe, server token = conversation id (spec §2.6); the
+// ACK of a conversation's first input already has state Conversational and that token (§2.6 [C]).
 
 #include <cstdint>
 #include <filesystem>
@@ -43,6 +52,7 @@
 
 #include "imsb/core/result.hpp"
 #include "imsb/ims/definitions.hpp"
+#include "imsb/ims/programs.hpp"
 #include "imsb/imsemu/journal.hpp"
 #include "imsb/tpipe/server_session.hpp"
 
@@ -61,6 +71,9 @@ struct faults {
   // [D] inputs are logged and ACKed but not run until this is cleared (tick() then runs them): keeps
   // inputs active, for flood-control tests.
   bool hold_runs = false;
+  // [D] FAULT RESTART WARM|COLD: a request to the program (program.cpp), which restarts the engine on its
+  // timer thread and clears this; the engine itself does nothing with it. 0 none, 1 warm, 2 cold.
+  std::uint8_t restart_requested = 0;
 };
 
 // One console line: a DFS message ID where IMS has one, IMB5xxx otherwise.
@@ -74,6 +87,15 @@ using session_access = std::function<void(const std::function<void(tpipe::server
 // engine itself (tests). Behind server_link the link sends and this is not called.
 using sender_fn = std::function<void(std::string_view client, bytes buffer)>;
 
+// What the verifier found of a UTOKEN (spec/otma-xcf.md §1.6, §3.2 [D]): SHOWOTMA's token state. A verifier
+// answers verified or invalid; the engine itself gives none (no token) and not_verified (no verifier).
+using token_check = ims::input_message::token_state;
+// Checks a message's (or bid's) UTOKEN for its user ID and group (CCSID 819, no padding) against the
+// shared key; apps/imsemu passes one that calls transport::utoken_key::verify with the current time, so the
+// engine stays free of OpenSSL.
+using utoken_verifier =
+    std::function<token_check(bytes_view token, std::string_view user, std::string_view group)>;
+
 class engine final : public tpipe::server_observer {
  public:
   // Opens the journal in `state_dir` (warm start, or cold with `cold_start`) and rebuilds the Tpipe table.
@@ -83,6 +105,8 @@ class engine final : public tpipe::server_observer {
 
   void attach(session_access access);  // before any message arrives
   void set_sender(sender_fn sender);   // for engine::send(); without one, send() drops the buffer
+  // Before any message arrives; an empty one: tokens are not checked (TOKEN=NOTVERIFIED).
+  void set_utoken_verifier(utoken_verifier verifier);
   faults& fault_settings() noexcept { return faults_; }
   const ims::definitions& definitions() const noexcept { return defs_; }
   const journal& log() const noexcept { return *journal_; }

@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <variant>
@@ -96,6 +97,9 @@ struct journal_state {
   std::vector<run_record> runs;
   std::uint64_t next_id = 1;      // the next input or output id
   std::uint32_t cold_starts = 0;  // how many cold starts this log has seen
+  // /STO TRAN by command (not the definitions' STATUS(STOPPED)): IMS keeps a stopped status across a
+  // warm or emergency restart and a cold start drops it [I: IMS restart, the status is checkpointed].
+  std::set<std::string> stopped_transactions;
 
   const queued_input* find_input(std::uint64_t id) const noexcept;
   const queued_output* find_output(std::uint64_t id) const noexcept;
@@ -140,6 +144,8 @@ class journal {
   result<done> purge_output(std::uint64_t output_id);
   // Sets a Tpipe's numbers and stopped flag (REPresynch reset, /STO, /STA), creating it if needed.
   result<done> set_tpipe(const std::string& client, const std::string& tpipe, const tpipe_state& value);
+  // /STO TRAN (stopped) or /STA TRAN (not): the status a warm start restores.
+  result<done> set_transaction_stopped(const std::string& code, bool stopped);
 
   // Rewrites the log as one snapshot record. Every step calls it once the records after the last
   // snapshot pass checkpoint_threshold() bytes (default 4 MiB [D]); the step is durable either way.

@@ -5,8 +5,10 @@
 // everything else is here, so tests can run a whole emulator in-process over any xcf::service.
 //
 // Threads: the XCF backend calls the link from its own thread; the timer thread calls link.tick() and
-// engine.tick(); the console calls operator_command(). All three go through the link's (recursive)
-// lock, so the engine, which is not thread-safe, sees one caller at a time.
+// engine.tick(); the console and the command socket's thread call operator_command(). All go through
+// the link's (recursive) lock, so the engine, which is not thread-safe, sees one caller at a time.
+// FAULT RESTART replaces the engine and the link: the timer thread does it under engine_mutex_, which
+// operator_command and with_engine take too (never while holding the link's lock).
 
 #include <atomic>
 #include <chrono>
@@ -39,6 +41,9 @@ struct program_options {
   std::uint64_t output_ack_timeout_ms = 120'000;  // DFS3494E after this long without the client's answer
   std::vector<std::string> faults;                // each one engine FAULT command without the word FAULT
   std::uint64_t tick_ms = 100;                    // the timer thread's period
+  // --utoken-key: checks UTOKENs (engine.hpp rule 4 and bids); empty: tokens are not checked. Handed to
+  // every engine the program opens (a FAULT RESTART's too).
+  imsemu::utoken_verifier utoken_verifier;
 };
 
 // The definitions the program runs with: the file's (ims::parse_definitions) or ims::default_definitions,
@@ -62,13 +67,23 @@ class program {
   xcf::return_code start(xcf::service& xcf, std::chrono::milliseconds retry_for);
   // An operator console line: an IMS command, or an emulator FAULT command; the lines to print.
   std::vector<std::string> operator_command(std::string_view line);
-  // Planned stop: suspend to every client (X'14'), leave the group (DFS2361I), stop the timer.
+  // Planned stop: close the command socket, suspend to every client (X'14'), leave the group
+  // (DFS2361I), stop the timer.
   void stop(const std::string& why);
 
-  const ims::definitions& definitions() const noexcept { return engine_->definitions(); }
+  // The local command socket (--command-socket) [D]: a Unix stream socket at `path`, created with mode
+  // 0600; a stale socket file there is replaced, a live one (another imsemu answers) or any other file
+  // is an error. It is removed by stop(). Each line a connection sends is run as operator_command and
+  // answered with the answer's lines, then one empty line (command_end_marker). Errors: the path does
+  // not fit sockaddr_un::sun_path (std::errc::filename_too_long), address_in_use, not_a_socket, errno.
+  result<done> listen_commands(const std::filesystem::path& path);
+  static constexpr std::string_view command_end_marker = "";
+
+  const ims::definitions& definitions() const noexcept { return defs_; }
   // The engine, for in-process tests; use it through with_engine from other threads.
   template <class F>
   auto with_engine(F&& f) {
+    std::lock_guard<std::mutex> lock(engine_mutex_);
     return link_->with_session([&](tpipe::server_session&) { return f(*engine_); });
   }
 
@@ -76,8 +91,26 @@ class program {
   program(std::unique_ptr<engine> e, const ims::definitions& defs, const program_options& options,
           console_fn console);
   void timer_loop();
+  void make_link();
+  xcf::return_code join_group(std::chrono::milliseconds retry_for);
+  // FAULT RESTART WARM|COLD, on the timer thread: as stop(), then the engine reopened, then as start().
+  void restart(bool cold);
+  void command_loop();
+  void close_commands();
 
   console_fn console_;
+  utoken_verifier utoken_verifier_;
+  ims::definitions defs_;
+  tpipe::server_config link_config_;
+  std::uint32_t generation_ = 0;  // the server token's generation (start time, +1 per restart)
+  xcf::service* xcf_ = nullptr;   // from start(), for a restart's re-join
+  std::chrono::milliseconds retry_for_{0};
+  std::mutex engine_mutex_;           // engine_ and link_ are replaced under it (restart)
+  std::uint8_t restart_pending_ = 0;  // under timer_mutex_: 1 warm, 2 cold
+  int command_fd_ = -1;
+  std::filesystem::path command_path_;
+  std::atomic<bool> command_stop_{false};
+  std::thread command_thread_;
   std::string group_;
   std::string member_;
   std::string imsid_;
