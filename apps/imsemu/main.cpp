@@ -64,17 +64,19 @@ a statement continues after a trailing ',' or a non-blank column 72):
   APPLCTN PSB=P,PGMTYPE=TP[,FPATH=YES][,PGM=builtin:IVTNO|external:/path]
                  external:/path runs /path for each message: LLZZ segments on stdin, the reply
                  as LLZZ segments on stdout, context in IMS_* variables, exit 0 = success, else
-                 abend U0456/U0457, U0240 after 30 s (imsemu/README.md, External programs)
+                 abend U0456/U0457, U0240 past PROCLIM (default 30 s) (imsemu/README.md)
   TRANSACT CODE=T,MSGTYPE=(SNGLSEG|MULTSEG,RESPONSE|NONRESPONSE,1)[,SPA=(80,)]
-                 [,INQUIRY=(YES,NORECOV)][,FPATH=YES]           a transaction of the APPLCTN above
+                 [,INQUIRY=(YES,NORECOV)][,FPATH=YES][,PROCLIM=(count,seconds)]
+                                                                a transaction of the APPLCTN above
   NAME LTERM                                                   an LTERM
   CREATE PGM NAME(P) SET(FP(N),RUN(builtin:ECHO))
-  CREATE TRAN NAME(T) SET(PGM(P),RECOVER(Y),RESP(Y),SPASZ(0),FP(N),STATUS(STOPPED))
+  CREATE TRAN NAME(T) SET(PGM(P),RECOVER(Y),RESP(Y),SPASZ(0),FP(N),STATUS(STOPPED),PLCTTIME(3000))
   D NAME TMEMBER=M TPIPE=T SYNTP=Y|N                            OTMA destination descriptor (mask: NAME*)
   USER ID=U,GROUPS=(G),TRANS=(T1,T2),CMDS=(DIS)                 RACF stand-in
   GROUP NAME=G,TRANS=(T),CMDS=(DIS,STA)
   /SECURE OTMA NONE|CHECK|FULL|PROFILE
   STOP TRAN=T                                                   start with T stopped
+  CLIENT MEMBER=(MQ1,CSQ*)[,USERS=(U)]     only these members (and users) may bid; else NAK X'0005'
 Without --config: IVTNO, IVTCV, ECHO, SHOWOTMA, ALTOUT, LTERM IVTNOLT, /SECURE OTMA NONE, and the
 --group and --member given.
 
