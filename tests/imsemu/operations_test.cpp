@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "imsb/core/bytes.hpp"
+#include "imsb/imsemu/command_client.hpp"
 #include "imsb/imsemu/commands.hpp"
 #include "imsb/imsemu/engine.hpp"
 #include "imsb/imsemu/journal.hpp"
@@ -276,51 +277,7 @@ TEST(program_faults, restart_is_refused_as_a_start_option) {
 
 // ---- the command socket ------------------------------------------------------------------------------
 
-// One connection to the command socket: sends lines, reads answers up to the end marker (an empty line).
-class socket_client {
- public:
-  explicit socket_client(const std::string& path) {
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::copy(path.begin(), path.end(), addr.sun_path);
-    fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    if (fd_ >= 0 && ::connect(fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-      ::close(fd_);
-      fd_ = -1;
-    }
-  }
-  ~socket_client() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  bool connected() const { return fd_ >= 0; }
-  bool send(const std::string& text) {
-    return ::send(fd_, text.data(), text.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(text.size());
-  }
-  // The next answer's lines; nullopt when the end marker did not come within 10 s.
-  std::optional<lines> answer() {
-    lines out;
-    for (;;) {
-      const auto nl = pending_.find('\n');
-      if (nl != std::string::npos) {
-        std::string line = pending_.substr(0, nl);
-        pending_.erase(0, nl + 1);
-        if (line.empty()) return out;
-        out.push_back(line);
-        continue;
-      }
-      pollfd pfd{fd_, POLLIN, 0};
-      if (::poll(&pfd, 1, 10000) <= 0) return std::nullopt;
-      char buf[4096];
-      const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-      if (n <= 0) return std::nullopt;
-      pending_.append(buf, static_cast<std::size_t>(n));
-    }
-  }
-
- private:
-  int fd_ = -1;
-  std::string pending_;
-};
+constexpr std::chrono::milliseconds answer_time{10000};
 
 class command_socket_test : public ::testing::Test {
  protected:
@@ -348,22 +305,22 @@ TEST_F(command_socket_test, answers_several_lines_on_one_connection_like_the_con
   ASSERT_TRUE(p);
   ASSERT_TRUE(p->listen_commands(socket_).ok());
   EXPECT_TRUE(contains(console_, "IMB5087I COMMAND SOCKET " + socket_));
-  socket_client c(socket_);
-  ASSERT_TRUE(c.connected());
+  auto c = command_client::connect(socket_);
+  ASSERT_TRUE(c.ok()) << c.error().to_string();
   // Two commands in one write, the second with CR LF; the answers come in order, each with its marker.
-  ASSERT_TRUE(c.send("/DIS OTMA\n/STO TRAN IVTNO\r\n"));
-  const auto otma = c.answer();
-  ASSERT_TRUE(otma);
+  ASSERT_TRUE(c->send("/DIS OTMA\n/STO TRAN IVTNO\r\n").ok());
+  const auto otma = c->answer(answer_time);
+  ASSERT_TRUE(otma.ok()) << otma.error().to_string();
   EXPECT_EQ(*otma, p->operator_command("/DIS OTMA"));
-  EXPECT_EQ(c.answer(), (lines{"DFS058I STOP COMMAND COMPLETED"}));
+  EXPECT_EQ(c->answer(answer_time).value(), (lines{"DFS058I STOP COMMAND COMPLETED"}));
   // A command split across writes is one line.
-  ASSERT_TRUE(c.send("FAULT HOLD"));
-  ASSERT_TRUE(c.send(" RUNS\n"));
-  EXPECT_EQ(c.answer(), (lines{"IMB5060I FAULT SET hold_runs=1"}));
+  ASSERT_TRUE(c->send("FAULT HOLD").ok());
+  ASSERT_TRUE(c->send(" RUNS\n").ok());
+  EXPECT_EQ(c->answer(answer_time).value(), (lines{"IMB5060I FAULT SET hold_runs=1"}));
   EXPECT_TRUE(p->with_engine([](engine& e) { return e.fault_settings().hold_runs; }));
   // Unknown verbs get IMS's own error text.
-  ASSERT_TRUE(c.send("/BOGUS THING\n"));
-  EXPECT_EQ(c.answer(), (lines{"DFS105I COMMAND VERB /BOGUS IS INCORRECT"}));
+  ASSERT_TRUE(c->send("/BOGUS THING\n").ok());
+  EXPECT_EQ(c->answer(answer_time).value(), (lines{"DFS105I COMMAND VERB /BOGUS IS INCORRECT"}));
 }
 
 TEST_F(command_socket_test, is_mode_0600_replaces_a_stale_file_and_is_removed_at_stop) {
@@ -384,16 +341,18 @@ TEST_F(command_socket_test, is_mode_0600_replaces_a_stale_file_and_is_removed_at
   EXPECT_TRUE(S_ISSOCK(st.st_mode));
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   {
-    socket_client c(socket_);
-    ASSERT_TRUE(c.connected());
-    ASSERT_TRUE(c.send("FAULT SHOW\n"));
-    const auto a = c.answer();
-    ASSERT_TRUE(a);
+    auto c = command_client::connect(socket_);
+    ASSERT_TRUE(c.ok()) << c.error().to_string();
+    ASSERT_TRUE(c->send("FAULT SHOW\n").ok());
+    const auto a = c->answer(answer_time);
+    ASSERT_TRUE(a.ok()) << a.error().to_string();
     EXPECT_EQ(a->size(), 9u);
   }
   p->stop("test");
   EXPECT_FALSE(fs::exists(fs::symlink_status(socket_)));
-  EXPECT_FALSE(socket_client(socket_).connected());
+  const auto after = command_client::connect(socket_);
+  ASSERT_FALSE(after.ok());
+  EXPECT_EQ(after.error().code, std::make_error_code(std::errc::no_such_file_or_directory));
 }
 
 TEST_F(command_socket_test, refuses_a_live_socket_a_plain_file_and_a_too_long_path) {
@@ -420,6 +379,34 @@ TEST_F(command_socket_test, refuses_a_live_socket_a_plain_file_and_a_too_long_pa
   ASSERT_FALSE(too_long.ok());
   EXPECT_EQ(too_long.error().code, std::make_error_code(std::errc::filename_too_long));
   EXPECT_NE(too_long.error().detail.find("at most 107"), std::string::npos) << too_long.error().detail;
+}
+
+TEST_F(command_socket_test, client_reports_a_too_long_path_a_silent_emulator_and_a_closed_connection) {
+  const auto too_long = command_client::connect(std::string(sizeof(sockaddr_un{}.sun_path), 'x'));
+  ASSERT_FALSE(too_long.ok());
+  EXPECT_EQ(too_long.error().code, std::make_error_code(std::errc::filename_too_long));
+
+  // A listener that accepts and never answers, then closes: timed_out, then connection_reset.
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::copy(socket_.begin(), socket_.end(), addr.sun_path);
+  const int listener = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<const sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 1), 0);
+  auto c = command_client::connect(socket_);
+  ASSERT_TRUE(c.ok()) << c.error().to_string();
+  const int accepted = ::accept(listener, nullptr, nullptr);
+  ASSERT_GE(accepted, 0);
+  ASSERT_TRUE(c->send("/DIS OTMA\n").ok());
+  const auto silent = c->answer(std::chrono::milliseconds(100));
+  ASSERT_FALSE(silent.ok());
+  EXPECT_EQ(silent.error().code, std::make_error_code(std::errc::timed_out));
+  ASSERT_EQ(::write(accepted, "HALF AN ANSWER\n", 15), 15);
+  ::close(accepted);
+  const auto closed = c->answer(answer_time);
+  ASSERT_FALSE(closed.ok());
+  EXPECT_EQ(closed.error().code, std::make_error_code(std::errc::connection_reset));
+  ::close(listener);
 }
 
 }  // namespace
