@@ -3,6 +3,9 @@
 #include "imsb/transport/utoken.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <chrono>
 #include <filesystem>
@@ -214,10 +217,108 @@ TEST_F(key_file, Errors) {
   EXPECT_NE(short_raw.error().detail.find("raw key of 24 bytes"), std::string::npos)
       << short_raw.error().detail;
 
-  // Hex on two lines is not "one line": read as raw text, which is long enough.
+  // Hex on two lines is meant as hex: refused, not read as 66 bytes of raw text.
   auto two_lines =
       utoken_key::load(write("two.key", std::string(32, 'c') + "\n" + std::string(32, 'd') + "\n"));
-  EXPECT_TRUE(two_lines.ok());
+  ASSERT_FALSE(two_lines.ok());
+  EXPECT_NE(two_lines.error().detail.find("split by white space"), std::string::npos)
+      << two_lines.error().detail;
+  EXPECT_EQ(two_lines.error().offset, 32u);
+}
+
+// Security review (issue 6) item 5: white space around a hex key is trimmed, so it is read as hex (with
+// the hex minimum), never as a raw text key that slips under the raw one.
+TEST_F(key_file, HexKeyWithStrayWhiteSpaceIsHex) {
+  const std::string hex64 = "000102030405060708090a0b0c0d0e0f101112131415161718191A1B1C1D1E1F";
+  bytes raw;
+  ASSERT_TRUE(from_hex(hex64, raw));
+  auto direct = utoken_key::from_bytes(raw);
+  ASSERT_TRUE(direct.ok());
+  const bytes token = direct->sign("U", "", t0, 10, 0);
+  const std::string wrapped[] = {hex64 + " \n", hex64 + "\n\n\n", " " + hex64 + "\n",
+                                 "\r\n\t" + hex64 + "\t\r\n", hex64 + " "};
+  int n = 0;
+  for (const std::string& content : wrapped) {
+    auto k = utoken_key::load(write("ws" + std::to_string(n++) + ".key", content));
+    ASSERT_TRUE(k.ok()) << k.error().to_string();
+    EXPECT_EQ(k->verify(token, "U", "", t0), token_verdict::verified) << "content #" << n;
+  }
+  // A short hex key with a trailing blank is a short hex key (refused), not a 33-byte raw key.
+  auto short_hex = utoken_key::load(write("short_ws.key", std::string(62, 'a') + " \n"));
+  ASSERT_FALSE(short_hex.ok());
+  EXPECT_NE(short_hex.error().detail.find("hex key of 62 digits"), std::string::npos)
+      << short_hex.error().detail;
+  auto odd = utoken_key::load(write("odd_ws.key", "  " + std::string(65, 'b') + "\n"));
+  ASSERT_FALSE(odd.ok());
+  EXPECT_NE(odd.error().detail.find("odd number"), std::string::npos) << odd.error().detail;
+  EXPECT_EQ(odd.error().offset, 66u);  // the last digit, counted from the start of the file
+  auto blank = utoken_key::load(write("blank.key", " \n\t\r\n"));
+  ASSERT_FALSE(blank.ok());
+  EXPECT_NE(blank.error().detail.find("only white space"), std::string::npos) << blank.error().detail;
+}
+
+TEST_F(key_file, RawTextKeyIsTheWholeFile) {
+  // Not hex: raw bytes, the whole file including its newline (a binary key may end in X'0A').
+  const std::string text = "correct horse battery staple, and more!";
+  auto k = utoken_key::load(write("text.key", text + "\n"));
+  ASSERT_TRUE(k.ok()) << k.error().to_string();
+  auto direct = utoken_key::from_bytes(bytes(text.begin(), text.end()));
+  ASSERT_TRUE(direct.ok());
+  EXPECT_EQ(k->verify(direct->sign("U", "", t0, 10, 0), "U", "", t0), token_verdict::bad_signature);
+  const std::string with_nl = text + "\n";
+  auto direct_nl = utoken_key::from_bytes(bytes(with_nl.begin(), with_nl.end()));
+  ASSERT_TRUE(direct_nl.ok());
+  EXPECT_EQ(k->verify(direct_nl->sign("U", "", t0, 10, 0), "U", "", t0), token_verdict::verified);
+}
+
+// Security review item 4: the real errno, a folder refused without throwing, and the mode reported.
+TEST_F(key_file, UnreadableFileGivesItsErrno) {
+  const fs::path p = write("locked.key", std::string(64, 'a'));
+  fs::permissions(p, fs::perms::none);
+  auto k = utoken_key::load(p);
+  fs::permissions(p, fs::perms::owner_read | fs::perms::owner_write);
+  if (::geteuid() == 0) {
+    EXPECT_TRUE(k.ok());  // root reads it anyway; the ENOENT case below still holds
+  } else {
+    ASSERT_FALSE(k.ok());
+    EXPECT_EQ(k.error().code, std::error_code(EACCES, std::generic_category())) << k.error().to_string();
+    EXPECT_NE(k.error().detail.find("cannot open"), std::string::npos);
+  }
+  auto missing = utoken_key::load(dir_ / "nope.key");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, std::error_code(ENOENT, std::generic_category()));
+  // An errno that holds for root too: a path through a file.
+  auto through_file = utoken_key::load(p / "key");
+  ASSERT_FALSE(through_file.ok());
+  EXPECT_EQ(through_file.error().code, std::error_code(ENOTDIR, std::generic_category()))
+      << through_file.error().to_string();
+}
+
+TEST_F(key_file, FolderIsRefusedNotThrown) {
+  const fs::path sub = dir_ / "a_folder";
+  fs::create_directories(sub);
+  result<utoken_key> k = decode_error{};
+  EXPECT_NO_THROW(k = utoken_key::load(sub));
+  ASSERT_FALSE(k.ok());
+  EXPECT_EQ(k.error().code, std::make_error_code(std::errc::is_a_directory));
+  EXPECT_NE(k.error().detail.find("not a regular file"), std::string::npos) << k.error().detail;
+}
+
+TEST_F(key_file, ModeOpenToOthersIsReported) {
+  const fs::path p = write("mode.key", std::string(64, 'e'));
+  fs::permissions(p, fs::perms::owner_read | fs::perms::owner_write);
+  auto own = utoken_key::load(p);
+  ASSERT_TRUE(own.ok()) << own.error().to_string();
+  EXPECT_FALSE(own->readable_by_others());
+  fs::permissions(p, fs::perms::owner_read | fs::perms::group_read);
+  auto group = utoken_key::load(p);
+  ASSERT_TRUE(group.ok());
+  EXPECT_TRUE(group->readable_by_others());
+  fs::permissions(p, fs::perms::owner_read | fs::perms::others_read);
+  auto others = utoken_key::load(p);
+  ASSERT_TRUE(others.ok());
+  EXPECT_TRUE(others->readable_by_others());
+  EXPECT_FALSE(make_key(1).readable_by_others());
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
+#include <fcntl.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <array>
-#include <fstream>
-#include <iterator>
+#include <cerrno>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -24,6 +26,10 @@ decode_error key_error(std::errc code, const std::filesystem::path& path, std::s
                        std::string detail) {
   return decode_error{std::make_error_code(code), path.string(), offset, std::move(detail)};
 }
+
+constexpr std::string_view ascii_space = " \t\n\v\f\r";
+
+bool is_ascii_space(char c) noexcept { return ascii_space.find(c) != std::string_view::npos; }
 
 bool is_hex_digit(char c) noexcept {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
@@ -62,40 +68,95 @@ result<utoken_key> utoken_key::from_bytes(bytes key) {
 }
 
 result<utoken_key> utoken_key::load(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return key_error(std::errc::no_such_file_or_directory, path, 0, "cannot open the key file");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return key_error(std::errc::io_error, path, 0, "cannot read the key file");
+  // POSIX rather than a stream: the error is the real errno (EACCES is not ENOENT), the file must be a
+  // regular one (a folder opens, then fails or throws on read), and its mode comes from the same open file.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    const int err = errno;
+    return decode_error{std::error_code(err, std::generic_category()), path.string(), 0,
+                        "cannot open the key file: " + std::generic_category().message(err)};
+  }
+  struct fd_closer {
+    int fd;
+    ~fd_closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    return decode_error{std::error_code(err, std::generic_category()), path.string(), 0,
+                        "cannot stat the key file: " + std::generic_category().message(err)};
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return key_error(S_ISDIR(st.st_mode) ? std::errc::is_a_directory : std::errc::invalid_argument, path, 0,
+                     "not a regular file");
+  }
+  std::string text;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      return decode_error{std::error_code(err, std::generic_category()), path.string(), text.size(),
+                          "cannot read the key file: " + std::generic_category().message(err)};
+    }
+    if (n == 0) break;
+    if (text.size() > max_file_size) {
+      return key_error(std::errc::file_too_large, path, text.size(),
+                       "the key file is larger than " + std::to_string(max_file_size) + " bytes");
+    }
+    text.append(buf, static_cast<std::size_t>(n));
+  }
   if (text.empty()) return key_error(std::errc::invalid_argument, path, 0, "the key file is empty");
 
-  std::string_view line(text);
-  if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  bool all_hex = !line.empty();
-  for (char c : line) all_hex = all_hex && is_hex_digit(c);
+  // Blanks, tabs and line ends around the content are not part of a hex key (a trailing blank or an
+  // extra empty line must not turn a hex key into a short raw text key).
+  const std::size_t first = text.find_first_not_of(ascii_space);
+  if (first == std::string::npos) {
+    return key_error(std::errc::invalid_argument, path, 0, "the key file holds only white space");
+  }
+  const std::size_t last = text.find_last_not_of(ascii_space);
+  const std::string_view content = std::string_view(text).substr(first, last - first + 1);
+  bool all_hex = true;
+  bool hex_and_space = true;
+  for (char c : content) {
+    all_hex = all_hex && is_hex_digit(c);
+    hex_and_space = hex_and_space && (is_hex_digit(c) || is_ascii_space(c));
+  }
   if (all_hex) {
-    if (line.size() % 2 != 0) {
-      return key_error(std::errc::invalid_argument, path, line.size() - 1,
-                       "odd number of hex digits (" + std::to_string(line.size()) + ")");
+    if (content.size() % 2 != 0) {
+      return key_error(std::errc::invalid_argument, path, first + content.size() - 1,
+                       "odd number of hex digits (" + std::to_string(content.size()) + ")");
     }
-    if (line.size() < 2 * min_key_size) {
-      return key_error(std::errc::invalid_argument, path, 0,
-                       "hex key of " + std::to_string(line.size()) + " digits; at least " +
+    if (content.size() < 2 * min_key_size) {
+      return key_error(std::errc::invalid_argument, path, first,
+                       "hex key of " + std::to_string(content.size()) + " digits; at least " +
                            std::to_string(2 * min_key_size) + " (" + std::to_string(min_key_size) +
                            " bytes) needed");
     }
     bytes key;
-    if (!from_hex(line, key)) return key_error(std::errc::invalid_argument, path, 0, "bad hex");
-    return utoken_key(std::move(key));
+    if (!from_hex(content, key)) return key_error(std::errc::invalid_argument, path, first, "bad hex");
+    utoken_key k(std::move(key));
+    k.open_to_others_ = (st.st_mode & (S_IRWXG | S_IRWXO)) != 0;
+    return k;
   }
-  // Raw bytes: the whole file, newline included, since a binary key may end in X'0A'.
+  // Hex digits split by white space: meant as hex, and read as raw text it would be a weaker key than
+  // intended; refused rather than guessed. (A random raw key is never only hex digits and white space,
+  // but for odds far below 2^-64.)
+  if (hex_and_space) {
+    return key_error(std::errc::invalid_argument, path, first + content.find_first_of(ascii_space),
+                     "hex digits split by white space; write the hex key on one line");
+  }
+  // Raw bytes: the whole file, white space included, since a binary key may begin or end with such bytes.
   if (text.size() < min_key_size) {
     return key_error(std::errc::invalid_argument, path, 0,
                      "raw key of " + std::to_string(text.size()) + " bytes; at least " +
                          std::to_string(min_key_size) + " needed (or " + std::to_string(2 * min_key_size) +
                          " hex digits on one line)");
   }
-  return utoken_key(bytes(text.begin(), text.end()));
+  utoken_key k(bytes(text.begin(), text.end()));
+  k.open_to_others_ = (st.st_mode & (S_IRWXG | S_IRWXO)) != 0;
+  return k;
 }
 
 namespace {

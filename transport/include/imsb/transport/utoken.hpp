@@ -3,9 +3,13 @@
 // each message's token with it, imsemu verifies it with the same key (`--utoken-key FILE`). The token's
 // layout is portable/otma/utoken.hpp; the MAC is HMAC-SHA256 (OpenSSL), compared in constant time.
 //
-// Key file [D]: either hex text — 64 or more hex digits (an even number) on one line, a final newline
-// allowed — or raw bytes, at least 32 of them. A file that is nothing but hex digits is read as hex, so a
-// raw key must hold at least one non-hex byte (a random 32-byte key does, but for odds of 2^-64).
+// Key file [D]: a regular file (not a folder, FIFO or device) of at most max_file_size bytes. Its content
+// with ASCII white space (blank, tab, CR, LF, VT, FF) trimmed from both ends decides: nothing but hex
+// digits → a hex key, an even number of at least 64 digits, else refused; hex digits split by white space
+// → refused (meant as hex, written wrongly); anything else → the whole file, untrimmed, as raw bytes, at
+// least 32 of them. So a raw key must hold a byte that is neither a hex digit nor white space (a random
+// 32-byte key does, but for odds far below 2^-64). The key is a secret: a file that group or others may
+// read, write or run still loads, with readable_by_others() set for the program to warn (IMB5055W).
 //
 // Verification [D], first failure wins: the token does not decode → malformed; its tag is not the HMAC of
 // its signed part → bad_signature; its user ID or group differs from the message's (blank padding and
@@ -28,10 +32,13 @@ std::string_view to_string(token_verdict v) noexcept;  // "verified", "bad_signa
 
 class utoken_key {
  public:
-  static constexpr std::size_t min_key_size = 32;      // bytes: as long as the SHA-256 output
-  static constexpr std::uint64_t max_clock_skew = 60;  // seconds a token may come from the future [D]
+  static constexpr std::size_t min_key_size = 32;          // bytes: as long as the SHA-256 output
+  static constexpr std::uint64_t max_clock_skew = 60;      // seconds a token may come from the future [D]
+  static constexpr std::size_t max_file_size = 64 * 1024;  // a key file larger than this is refused [D]
 
-  // Errors: decode_error{code (errc), field = the path, offset (into the file, where it applies), detail}.
+  // Errors: decode_error{code, field = the path, offset (into the file, where it applies), detail}; the
+  // code is the errno of open/read (generic_category: EACCES, ENOENT, ...), is_a_directory for a folder,
+  // invalid_argument for content refused. Never throws.
   static result<utoken_key> load(const std::filesystem::path& path);
   // The key itself (tests, and callers that hold it elsewhere); refuses fewer than min_key_size bytes.
   static result<utoken_key> from_bytes(bytes key);
@@ -44,9 +51,14 @@ class utoken_key {
   token_verdict verify(bytes_view token, std::string_view user, std::string_view group,
                        std::uint64_t now) const;
 
+  // load(): the file's mode gave group or others any access (the program warns, IMB5055W); false for
+  // from_bytes.
+  bool readable_by_others() const noexcept { return open_to_others_; }
+
  private:
   explicit utoken_key(bytes key) : key_(std::move(key)) {}
   bytes key_;
+  bool open_to_others_ = false;
 };
 
 }  // namespace imsb::transport
