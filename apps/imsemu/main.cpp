@@ -5,8 +5,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,7 +13,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <iostream>
 #include <mutex>
@@ -28,6 +25,7 @@
 #include <boost/program_options.hpp>
 
 #include "imsb/core/messages.hpp"
+#include "imsb/imsemu/command_client.hpp"
 #include "imsb/imsemu/program.hpp"
 #include "imsb/transport/tcp_xcf.hpp"
 #include "imsb/transport/utoken.hpp"
@@ -101,6 +99,11 @@ with a key both share. FILE holds 64 or more hex digits on one line, or at least
   with DFS1292E, as for a user not allowed (IMB5040W, IMB5041W); a client-bid's is NAKed X'0005' too.
   Under NONE nothing is refused for its token. SHOWOTMA shows TOKEN=VERIFIED or INVALID.
   Without --utoken-key tokens are carried but not checked: nothing is refused for one, TOKEN=NOTVERIFIED.
+  A message or client-bid without a UTOKEN runs as the user it names (IMS trusts the user ID when MQ sends
+  none, spec 3.2), unless --utoken-required: then, under CHECK, FULL or PROFILE (C or F), one that names a
+  user without a token is refused like one whose token does not verify (NAK X'0005', IMB5056W).
+  A token is a bearer credential: anyone who has it can replay it, from any member and on any Tpipe, until
+  it expires. Keep the key file 0600 (IMB5055W warns when group or others may read it).
 )";
 
 const char* const exit_text = R"(
@@ -195,51 +198,19 @@ class console_reader {
 // Client mode (--command PATH TEXT): one command to a running emulator's command socket; the answer
 // ends with an empty line (program::command_end_marker).
 int send_command(const std::string& path, const std::string& text) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof addr.sun_path) {
-    throw usage_error{"--command '" + path + "': a Unix socket path holds at most " +
-                      std::to_string(sizeof addr.sun_path - 1) + " bytes"};
-  }
-  std::copy(path.begin(), path.end(), addr.sun_path);
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-    const int err = errno;
-    if (fd >= 0) ::close(fd);
-    console_line(std::string(msg::IMB5086E) + " cannot connect to the command socket " + path + ": " +
-                 std::strerror(err));
+  const auto failed = [&](const imsb::decode_error& e) {
+    console_line(std::string(msg::IMB5086E) + " command socket " + path + ": " + e.detail + " (" +
+                 e.code.message() + ")");
     return exit_failed;
-  }
-  const std::string line = text + '\n';
-  std::size_t sent = 0;
-  while (sent < line.size()) {
-    const ssize_t n = ::send(fd, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    sent += static_cast<std::size_t>(n);
-  }
-  std::string got;
-  bool ended = false;
-  while (sent == line.size() && !ended) {
-    pollfd pfd{fd, POLLIN, 0};
-    const int ready = ::poll(&pfd, 1, 60'000);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) break;
-    char buf[4096];
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got.append(buf, static_cast<std::size_t>(n));
-    // The end marker: an empty line, i.e. "\n\n", or a lone "\n" for an answer without lines.
-    ended = got == "\n" || got.find("\n\n") != std::string::npos;
-  }
-  ::close(fd);
-  if (!ended) {
-    console_line(std::string(msg::IMB5086E) + " the command socket " + path + " ended before the answer did");
-    return exit_failed;
-  }
-  got.erase(got == "\n" ? 0 : got.find("\n\n") + 1);
-  std::fwrite(got.data(), 1, got.size(), stdout);
+  };
+  auto client = imsb::imsemu::command_client::connect(path);
+  if (!client && client.error().code == std::errc::filename_too_long)
+    throw usage_error{"--command " + client.error().detail};
+  if (!client) return failed(client.error());
+  if (auto sent = client->send(text + "\n"); !sent) return failed(sent.error());
+  const auto lines = client->answer(std::chrono::minutes(1));
+  if (!lines) return failed(lines.error());
+  for (const std::string& line : *lines) std::printf("%s\n", line.c_str());
   std::fflush(stdout);
   return exit_ok;
 }
@@ -277,6 +248,8 @@ int run(int argc, char** argv) {
        "client mode: send the command given after it to the --command-socket PATH, print the answer")  //
       ("utoken-key", po::value<std::string>(),
        "verify the signed UTOKEN of messages and client-bids with the key in FILE (see below)")  //
+      ("utoken-required",
+       "with --utoken-key: refuse messages and client-bids that name a user but carry no UTOKEN")  //
       ("join-retry-ms", po::value<std::int64_t>()->default_value(10000),
        "keep retrying the XCF join this long (a killed predecessor may still be in the hub)");
   po::options_description tls("TLS to xcfhub (used when any of these is given)");
@@ -304,6 +277,10 @@ int run(int argc, char** argv) {
     std::string text;
     for (const auto& w : vm["command-text"].as<std::vector<std::string>>())
       text += (text.empty() ? "" : " ") + w;
+    if (text.find_first_not_of(" \t") == std::string::npos)
+      throw usage_error{"--command PATH needs the command after it (it is empty)"};
+    if (text.find_first_of("\r\n") != std::string::npos)
+      throw usage_error{"--command sends one command: its text may not hold a line break"};
     return send_command(vm["command"].as<std::string>(), text);
   }
   if (vm.count("command-text"))
@@ -328,19 +305,26 @@ int run(int argc, char** argv) {
       console_line(std::string(msg::IMB5043E) + " --utoken-key " + key.error().to_string());
       return exit_failed;
     }
+    if (key->readable_by_others()) {
+      console_line(std::string(msg::IMB5055W) + " --utoken-key " + key_file +
+                   ": THE KEY FILE IS OPEN TO GROUP OR OTHERS; MAKE IT 0600 (OR 0400)");
+    }
+    // Logs nothing itself: the engine logs IMB5041W where a verdict matters (engine.hpp rule 4).
     options.utoken_verifier = [k = std::move(key).value()](imsb::bytes_view token, std::string_view user,
                                                            std::string_view group) {
       using imsb::imsemu::token_check;
+      using imsb::imsemu::token_finding;
       const auto now = std::chrono::duration_cast<std::chrono::seconds>(
           std::chrono::system_clock::now().time_since_epoch());
       const auto verdict = k.verify(token, user, group, static_cast<std::uint64_t>(now.count()));
-      if (verdict == imsb::transport::token_verdict::verified) return token_check::verified;
-      console_line(std::string(msg::IMB5041W) + " UTOKEN OF USER '" + std::string(user) + "' GROUP '" +
-                   std::string(group) +
-                   "' NOT VERIFIED: " + std::string(imsb::transport::to_string(verdict)));
-      return token_check::invalid;
+      if (verdict == imsb::transport::token_verdict::verified) return token_finding(token_check::verified);
+      return token_finding(token_check::invalid, std::string(imsb::transport::to_string(verdict)));
     };
-    console_line(std::string(msg::IMB5042I) + " UTOKEN KEY LOADED FROM " + key_file);
+    options.utoken_required = vm.count("utoken-required") != 0;
+    console_line(std::string(msg::IMB5042I) + " UTOKEN KEY LOADED FROM " + key_file +
+                 (options.utoken_required ? " (UTOKEN REQUIRED)" : ""));
+  } else if (vm.count("utoken-required")) {
+    throw usage_error{"--utoken-required needs --utoken-key FILE"};
   }
   const auto retry = std::chrono::milliseconds(in_range(vm, "join-retry-ms", 0, 3600 * 1000));
 

@@ -59,6 +59,18 @@ std::string upper(std::string s) {
 
 std::string hex4(std::uint16_t v) { return otma::sense_hex(v); }
 
+// A client-supplied name (user, group, Tpipe, destination, member) as a console line shows it: printable
+// ASCII kept, anything else as '.' — a control character (EBCDIC X'25' decodes to LF), DEL, or a byte
+// above X'7E' — so a client can neither split a log line nor forge one (security review, issue 6 [D]).
+std::string printable(std::string_view name) {
+  std::string s(name);
+  for (char& c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u > 0x7E) c = '.';
+  }
+  return s;
+}
+
 const otma::transaction_state_data* txn_state(const otma_message& m) {
   return m.state ? std::get_if<otma::transaction_state_data>(&*m.state) : nullptr;
 }
@@ -207,10 +219,31 @@ struct engine::impl {
     bool sending = false;           // inside send_output(): its send number is not known yet
   };
 
+  // What the second half of a run (complete_run) needs from the first (run_input).
+  struct prepared_run {
+    std::uint64_t input_id = 0;
+    std::string client;
+    std::string tp_name;
+    otma_message input;
+    bool cm1 = false;
+    std::uint32_t acked_conv_id = 0;
+    std::string code;
+    bool client_lost = false;  // CM1: its client was lost while the external run was in flight
+  };
+
   engine& self;
-  tpipe::millis now = 0;
+  tpipe::millis now = 0;  // the last tick's time: the engine's time when no clock is set
+  // engine::set_clock: asked at each use, so an input between two ticks is timed from its arrival.
+  std::function<tpipe::millis()> clock;
+  tpipe::millis time_now() const { return clock ? clock() : now; }
   sender_fn sender;
-  utoken_verifier verifier;  // empty: tokens are not checked (engine.hpp rule 4)
+  program_runner runner;  // empty: external programs run synchronously (engine.hpp header)
+  std::optional<prepared_run> external_in_flight;  // the external run the runner has
+  utoken_verifier verifier;                        // empty: tokens are not checked (engine.hpp rule 4)
+  bool utoken_required = false;                    // --utoken-required (engine.hpp rule 4, bids)
+  // Logged inputs → their UTOKEN's verdict at acceptance (engine.hpp rule 4): the run shows that one, not
+  // a second verification against a later clock. In memory only: after a warm restart it is verified again.
+  std::map<std::uint64_t, token_check> accepted_tokens;
   std::map<tpipe_key, tpipe_rt> tpipes;
   std::map<std::string, client_rt, std::less<>> clients;
   std::vector<cm1_run> cm1_runs;
@@ -296,8 +329,9 @@ struct engine::impl {
 
   void nak(const std::string& client, const otma_message& input, std::uint16_t sense, const std::string& why,
            const std::string& dfs = {}) {
-    console("IMB5027W input NAKed: member " + client + " tpipe " + tpipe::tpipe_of(input) + " sense " +
-            hex4(sense) + ": " + why + (dfs.empty() ? "" : " (" + dfs + ")"));
+    console("IMB5027W input NAKed: member " + client + " tpipe " + printable(tpipe::tpipe_of(input)) +
+            " sense " + hex4(sense) + ": " + printable(why) +
+            (dfs.empty() ? "" : " (" + printable(dfs) + ")"));
     const bool follows = !dfs.empty();
     with_session([&](tpipe::server_session& s) { s.nak_input(client, input, sense, 0, follows); });
     if (follows) send_text(client, input, {dfs}, false);
@@ -324,7 +358,7 @@ struct engine::impl {
                                              bool response_requested) {
     std::optional<std::uint32_t> seq;
     with_session([&](tpipe::server_session& s) {
-      auto r = s.send_output(client, out, response_requested, now);
+      auto r = s.send_output(client, out, response_requested, time_now());
       if (r) {
         seq = *r;
       } else {
@@ -345,11 +379,12 @@ struct engine::impl {
     tpipe_rt& tp = tpipes[key];
     if (tp.in_flight_id != 0 || tp.held) return;
     if (self.faults_.delay_output_ms > 0) {
+      const tpipe::millis t = time_now();
       if (tp.not_before == 0) {
-        tp.not_before = now + self.faults_.delay_output_ms;
+        tp.not_before = t + self.faults_.delay_output_ms;
         return;
       }
-      if (now < tp.not_before) return;
+      if (t < tp.not_before) return;
     }
     tp.not_before = 0;
     const queued_output& front = q->second.front();
@@ -402,8 +437,9 @@ struct engine::impl {
 
   // --- runs ------------------------------------------------------------------------------------------------
 
-  ims::input_message program_input(const otma_message& m, const std::string& client,
-                                   const std::string& code) {
+  // `accepted`: the token's verdict at acceptance, when this engine accepted the input (engine.hpp rule 4).
+  ims::input_message program_input(const otma_message& m, const std::string& client, const std::string& code,
+                                   std::optional<token_check> accepted) {
     (void)client;
     ims::input_message in;
     in.transaction = code;
@@ -433,13 +469,24 @@ struct engine::impl {
         default:
           in.security_flag = 'N';
       }
-      in.token = token_of(m);
+      // After a warm restart (no verdict kept) verified again, and not logged: the input was accepted.
+      in.token = accepted ? *accepted : token_of(m).state;
     }
     return in;
   }
 
   // Runs one logged input. `restart`: at warm start, where CM1 work in flight is discarded (DFS1970 [C]).
+  // The first half (up to the program's input); complete_run does the rest. An external program with a
+  // runner goes to the runner, and complete_external does the rest when it is done (engine.hpp header).
   void run_input(std::uint64_t input_id, bool restart) {
+    // [D] one message region: while an external run is in flight nothing else runs; the input stays
+    // logged and run_queue runs it after the run completes.
+    if (external_in_flight) return;
+    std::optional<token_check> accepted_token;
+    if (auto t = accepted_tokens.find(input_id); t != accepted_tokens.end()) {
+      accepted_token = t->second;
+      accepted_tokens.erase(t);
+    }
     const queued_input* qi = js().find_input(input_id);
     if (qi == nullptr) return;
     const std::string client = qi->client;
@@ -465,7 +512,7 @@ struct engine::impl {
       commit(input_id, code, "DFS064", {}, {});
       return;
     }
-    ims::input_message in = program_input(input, client, code);
+    ims::input_message in = program_input(input, client, code, accepted_token);
     if (tran->conversational) {
       if (tp.conv) {
         in.spa = tp.conv->spa;
@@ -477,6 +524,14 @@ struct engine::impl {
         std::copy(tc.begin(), tc.end(), in.spa.begin());
       }
     }
+    prepared_run p;
+    p.input_id = input_id;
+    p.client = client;
+    p.tp_name = tp_name;
+    p.input = input;
+    p.cm1 = cm1;
+    p.acked_conv_id = acked_conv_id;
+    p.code = code;
     overlay_phonebook db(js().phonebook);
     ims::run_result r;
     const ims::program_def* prog = self.defs_.program(tran->program);
@@ -488,12 +543,75 @@ struct engine::impl {
       eo.member = client;
       eo.imsid = self.defs_.imsid;
       if (tran->time_limit_seconds != 0) eo.timeout = std::chrono::seconds(tran->time_limit_seconds);
+      if (runner) {
+        // The job owns copies of what it needs: it runs on the runner's thread, without the lock.
+        external_job job;
+        job.input_id = input_id;
+        job.options = eo;
+        job.run = [path = prog->external, in = std::move(in)](const external_options& o) {
+          return run_external_program(path, in, o);
+        };
+        engine* e = &self;
+        job.complete = [e, input_id](external_result x) {
+          if (!e->session_) {
+            e->complete_external_run(input_id, std::move(x));
+            return;
+          }
+          e->session_([&](tpipe::server_session&) { e->complete_external_run(input_id, std::move(x)); });
+        };
+        external_in_flight = std::move(p);
+        runner(std::move(job));
+        return;
+      }
       external_result x = run_external_program(prog->external, in, eo);
       for (const auto& line : x.log) console(line);
       r = std::move(x.run);
     } else {
       r.abend = "U0456 PROGRAM " + tran->program + " NOT DEFINED";  // [D]
     }
+    complete_run(p, std::move(r), db.changes());
+  }
+
+  // The external run in flight has ended (engine::complete_external_run, under the session access).
+  void complete_external(std::uint64_t input_id, external_result x) {
+    if (!external_in_flight || external_in_flight->input_id != input_id) return;  // dropped meanwhile
+    prepared_run p = std::move(*external_in_flight);
+    external_in_flight.reset();
+    for (const auto& line : x.log) console(line);
+    if (js().find_input(input_id) != nullptr) {
+      if (p.cm1 && p.client_lost) {
+        // The CM1 reply has nobody to go to: backed out, as a lost client's CM1 run is (on_client_lost).
+        cm1_run lost;
+        lost.client = p.client;
+        lost.tpipe = p.tp_name;
+        lost.input_id = input_id;
+        lost.transaction = p.code;
+        lost.input = p.input;
+        finish_cm1(lost, false, "BACKED OUT: CLIENT LOST");
+      } else {
+        complete_run(p, std::move(x.run), {});
+      }
+    }
+    // The inputs that waited for the region, in input order.
+    if (!self.faults_.hold_runs) run_queue(false);
+  }
+
+  // The second half of a run: abend handling, commit, outputs, CM1.
+  void complete_run(const prepared_run& p, ims::run_result r, std::vector<phonebook_change> changes) {
+    const std::uint64_t input_id = p.input_id;
+    const std::string& client = p.client;
+    const std::string& tp_name = p.tp_name;
+    const tpipe_key key{client, tp_name};
+    const otma_message& input = p.input;
+    const bool cm1 = p.cm1;
+    const std::uint32_t acked_conv_id = p.acked_conv_id;
+    const std::string& code = p.code;
+    const ims::transaction_def* tran = self.defs_.transaction(code);
+    if (tran == nullptr) {  // prepare found it; the definitions do not change
+      commit(input_id, code, "DFS064", {}, {});
+      return;
+    }
+    tpipe_rt& tp = tpipes[key];
     // [D] IMS tells the master terminal of an abend with DFS554A (region, program, transaction, code).
     if (r.abend)
       console("DFS554A " + self.defs_.imsid + " " + tran->program + " " + code + " ABEND " + *r.abend);
@@ -505,7 +623,6 @@ struct engine::impl {
     std::string reply_mod;
     bool has_reply = false;
     std::vector<output_spec> alt;
-    std::vector<phonebook_change> changes = db.changes();
     std::string outcome = "OK";
     if (r.abend) {
       changes.clear();
@@ -649,7 +766,8 @@ struct engine::impl {
     }
   }
 
-  // Runs every logged input that is not waiting for a CM1 ACK (warm restart, held runs).
+  // Runs every logged input that is not waiting for a CM1 ACK (warm restart, held runs), in input order;
+  // it stops at an external run handed to the runner (one region: the rest wait for its completion).
   void run_queue(bool restart) {
     if (running_queue) return;
     running_queue = true;
@@ -657,9 +775,13 @@ struct engine::impl {
     for (const auto& in : js().inputs) {
       const bool waiting = std::any_of(cm1_runs.begin(), cm1_runs.end(),
                                        [&](const cm1_run& r) { return r.input_id == in.id; });
-      if (!waiting) ids.push_back(in.id);
+      const bool in_flight = external_in_flight && external_in_flight->input_id == in.id;
+      if (!waiting && !in_flight) ids.push_back(in.id);
     }
-    for (auto id : ids) run_input(id, restart);
+    for (auto id : ids) {
+      if (external_in_flight) break;
+      run_input(id, restart);
+    }
     running_queue = false;
   }
 
@@ -719,7 +841,7 @@ struct engine::impl {
   // `lines` is the command's answer: a refused dequeue corrects its IMB5065I count and says why.
   void apply(const command_effects& fx, std::vector<std::string>& lines) {
     std::size_t refused = 0;
-    // Logged so that a warm restart keeps the status (journal.hpp stopped_transactions [I]).
+    // Logged so that a warm restart keeps the status (journal.hpp transaction_stopped [I]).
     auto set_tran = [&](const std::string& t, bool stopped) {
       if (auto r = self.journal_->set_transaction_stopped(t, stopped); !r)
         journal_ok(&r.error(), "set_transaction_stopped " + t);
@@ -806,7 +928,7 @@ struct engine::impl {
       nak(client, input, otma::sense::cm1_on_synchronized_tpipe, "CM1 command on a synchronized tpipe");
       return;
     }
-    if (!authorized(input, dest.name.substr(1), true)) {
+    if (!authorized(input, dest.name.substr(1), true, token_of(input))) {
       nak(client, input, otma::sense::security_violation, "user not authorized for " + dest.name,
           "DFS1292E SECURITY VIOLATION");
       return;
@@ -844,9 +966,8 @@ struct engine::impl {
   // --- security (spec §3.1 [C]) -------------------------------------------------------------------------
 
   // The message's UTOKEN as the verifier finds it for the message's own user ID and group (spec §1.6,
-  // §3.2 [D]). Checked again when a logged input runs (SHOWOTMA), so a token that has expired by then (a
-  // held input, a warm restart) shows INVALID although the input was accepted.
-  token_check token_of(const otma_message& m) const {
+  // §3.2 [D]). Logs nothing: authorized() reports a verdict that refuses (engine.hpp rule 4).
+  token_finding token_of(const otma_message& m) const {
     if (!m.security) return token_check::none;
     const auto token = m.security->utoken();
     if (!token) return token_check::none;
@@ -854,7 +975,15 @@ struct engine::impl {
     return verifier(*token, m.security->user_id().value_or(""), m.security->profile().value_or(""));
   }
 
-  bool authorized(const otma_message& input, const std::string& what, bool command) const {
+  // IMB5041W: a token that did not verify, where that matters (rule 4 above NONE, a bid).
+  void token_not_verified(std::string_view user, std::string_view group, const token_finding& token) const {
+    console("IMB5041W UTOKEN OF USER '" + printable(user) + "' GROUP '" + printable(group) +
+            "' NOT VERIFIED" + (token.reason.empty() ? "" : ": " + printable(token.reason)));
+  }
+
+  // `token`: token_of(input), computed once by the caller so that acceptance and run agree.
+  bool authorized(const otma_message& input, const std::string& what, bool command,
+                  const token_finding& token) const {
     ims::otma_security level = self.defs_.security;
     if (level == ims::otma_security::none) return true;
     if (level == ims::otma_security::profile) {
@@ -864,9 +993,17 @@ struct engine::impl {
     }
     const std::string user = input.security ? input.security->user_id().value_or("") : std::string();
     // [D] spec §3.2: a UTOKEN the key does not verify is a security violation, as a user not allowed is.
-    if (token_of(input) == token_check::invalid) {
-      console("IMB5040W input for " + what + " on tpipe " + tpipe::tpipe_of(input) +
-              " refused: the UTOKEN of user '" + user + "' does not verify");
+    if (token.state == token_check::invalid) {
+      token_not_verified(user, input.security->profile().value_or(""), token);
+      console("IMB5040W input for " + printable(what) + " on tpipe " + printable(tpipe::tpipe_of(input)) +
+              " refused: the UTOKEN of user '" + printable(user) + "' does not verify");
+      return false;
+    }
+    // --utoken-required [D]: a user named without a token is refused as one whose token does not verify;
+    // without it the user ID is trusted, as IMS does when MQ sends no UTOKEN (spec §3.2 [C]).
+    if (utoken_required && token.state == token_check::none && !user.empty()) {
+      console("IMB5056W input for " + printable(what) + " on tpipe " + printable(tpipe::tpipe_of(input)) +
+              " refused: user '" + printable(user) + "' sent no UTOKEN (--utoken-required)");
       return false;
     }
     if (user.empty()) return false;
@@ -936,7 +1073,7 @@ struct engine::impl {
     std::string dfs;
     if (tran == nullptr) {
       dfs = "DFS064 DESTINATION CAN NOT BE FOUND OR CREATED, DEST=" + code;  // spec §2.8 [C]
-    } else if (tran->stopped || stopped_trans.count(code) != 0) {
+    } else if (stopped_trans.count(code) != 0) {  // the definitions' status is in it from open()
       dfs = "DFS065 TRAN/LTERM STOPPED " + code;  // spec §2.8 [C] text, placement of the name [D]
     }
     if (!dfs.empty()) {
@@ -945,7 +1082,7 @@ struct engine::impl {
         nak(client, input, otma::sense::invalid_recoverable_seq, "recoverable number not receive + 1");
         return;
       }
-      console("IMB5027W " + dfs + " (member " + client + " tpipe " + tp_name + ")");
+      console("IMB5027W " + printable(dfs) + " (member " + client + " tpipe " + tp_name + ")");
       if (cm1) {
         ack(client, input);
         send_text(client, input, {dfs}, false);
@@ -965,6 +1102,11 @@ struct engine::impl {
     }
 
     // Rule 3: commit mode and Tpipe (spec §1.10 table [C]); CM1 on a synchronized Tpipe is checked above.
+    // Sync level SYNCPT needs RRS, which the emulator has not: X'0011' (spec §1.11 [C: IMS-MSG-ICO0002E]).
+    if (sync_level_of(input) == otma::sync_flags::sync_level_syncpt) {
+      nak(client, input, otma::sense::rrs_not_enabled, "sync level SYNCPT: IMS is not enabled for RRS");
+      return;
+    }
     if (!cm1 && (tran->fast_path || tran->conversational)) {
       nak(client, input, otma::sense::invalid_commit_mode, "Fast Path or conversational with CM0",
           "DFS1291E DESTINATION HAS AN INVALID COMMIT MODE");
@@ -981,8 +1123,9 @@ struct engine::impl {
               std::to_string(tpipe_numbers(key).recv_rsn + 1) + ")");
       return;
     }
-    // Rule 4: security.
-    if (!authorized(input, code, false)) {
+    // Rule 4: security. The token's verdict is kept with the logged input for its run.
+    const token_finding token = token_of(input);
+    if (!authorized(input, code, false, token)) {
       nak(client, input, otma::sense::security_violation, "user not authorized for " + code,
           "DFS1292E SECURITY VIOLATION");
       return;
@@ -1004,6 +1147,7 @@ struct engine::impl {
 
     auto id = log(client, input, synchronized && !cm1, rsn);
     if (!id) return;
+    if (token.state != token_check::none) accepted_tokens[*id] = token.state;
     tpipes[key];
     if (self.faults_.crash_after_log) {
       console("IMB5031S crash fault: after logging input " + std::to_string(*id));
@@ -1180,9 +1324,10 @@ struct engine::impl {
     st.synchronized = true;
     auto r = self.journal_->set_tpipe(client, tp_name, st);
     if (!r) journal_ok(&r.error(), "set_tpipe " + tp_name);
-    console("IMB5026I REPresynch for tpipe " + tp_name + " of " + client + ": action " + hex4(action) +
-            ", IMS send/receive " + std::to_string(before.send) + "/" + std::to_string(before.receive) +
-            " -> " + std::to_string(st.send_rsn) + "/" + std::to_string(st.recv_rsn));
+    console("IMB5026I REPresynch for tpipe " + printable(tp_name) + " of " + client + ": action " +
+            hex4(action) + ", IMS send/receive " + std::to_string(before.send) + "/" +
+            std::to_string(before.receive) + " -> " + std::to_string(st.send_rsn) + "/" +
+            std::to_string(st.recv_rsn));
     if (ready) pump(key);
   }
 };
@@ -1206,7 +1351,14 @@ result<std::unique_ptr<engine>> engine::open(ims::definitions defs, const std::f
   for (const auto& [code, t] : e->defs_.transactions) {
     if (t.stopped) e->impl_->stopped_trans.insert(code);
   }
-  for (const auto& code : e->journal_->state().stopped_transactions) e->impl_->stopped_trans.insert(code);
+  // The operator's /STO or /STA TRAN outlives a warm restart and wins over the definitions (journal.hpp
+  // transaction_stopped [I]); after a cold start the journal has none, so the definitions rule.
+  for (const auto& [code, stopped] : e->journal_->state().transaction_stopped) {
+    if (stopped)
+      e->impl_->stopped_trans.insert(code);
+    else
+      e->impl_->stopped_trans.erase(code);
+  }
   const journal_state& st = e->journal_->state();
   std::size_t synced = 0, outputs = 0;
   for (const auto& [k, t] : st.tpipes) synced += t.synchronized ? 1 : 0;
@@ -1223,8 +1375,22 @@ result<std::unique_ptr<engine>> engine::open(ims::definitions defs, const std::f
 
 void engine::attach(session_access access) { session_ = std::move(access); }
 void engine::set_sender(sender_fn sender) { impl_->sender = std::move(sender); }
+void engine::set_clock(std::function<tpipe::millis()> clock) { impl_->clock = std::move(clock); }
 
-void engine::set_utoken_verifier(utoken_verifier verifier) { impl_->verifier = std::move(verifier); }
+void engine::set_utoken_verifier(utoken_verifier verifier, bool required) {
+  impl_->verifier = std::move(verifier);
+  impl_->utoken_required = required;
+}
+
+void engine::set_program_runner(program_runner runner) { impl_->runner = std::move(runner); }
+
+void engine::complete_external_run(std::uint64_t input_id, external_result result) {
+  impl_->complete_external(input_id, std::move(result));
+}
+
+std::uint64_t engine::external_run_in_flight() const noexcept {
+  return impl_->external_in_flight ? impl_->external_in_flight->input_id : 0;
+}
 
 std::uint32_t engine::active_inputs(std::string_view client) const { return impl_->active(client); }
 
@@ -1262,53 +1428,57 @@ tpipe::bid_verdict engine::on_bid(std::string_view client, const otma::otma_mess
   if (auto bad = names::check_xcf_member_name(client, names::xcf_rules::bridge)) {
     v.accept = false;
     v.sense = otma::sense::invalid_name;
-    impl_->console("IMB5023W bid of " + std::string(client) + " rejected (sense " + hex4(v.sense) +
+    impl_->console("IMB5023W bid of " + printable(client) + " rejected (sense " + hex4(v.sense) +
                    "): " + bad->reason);
     return v;
   }
-  // spec §2.2 (c) [D]: the CLIENT allow-list, standing in for the FACILITY profile IMSXCF.group.member.
-  {
-    const std::string user = bid.security ? bid.security->user_id().value_or("") : std::string();
-    if (!defs_.may_bid(client, user)) {
-      v.accept = false;
-      v.sense = otma::sense::security_violation;
-      impl_->console("IMB5023W bid of " + std::string(client) + " rejected (sense " + hex4(v.sense) +
-                     "): not permitted by a CLIENT statement" + (user.empty() ? "" : " for user " + user));
-      return v;
+  // The bid's user and group (engine.hpp): its subfields, else — IBM's sample bid carries only the UTOKEN
+  // (spec §1.12) — the ones its token names. Determined once: the three checks below must agree on it.
+  std::string user;
+  std::string group;
+  std::optional<bytes_view> token;
+  if (bid.security) {
+    user = bid.security->user_id().value_or("");
+    group = bid.security->profile().value_or("");
+    token = bid.security->utoken();
+    if (user.empty() && token) {
+      if (auto own = otma::decode_utoken(*token)) {
+        user = codepage::field_value(own->fields.user_id);
+        if (group.empty()) group = codepage::field_value(own->fields.group);
+      }
     }
   }
+  const auto refuse = [&](const std::string& why) {
+    v.accept = false;
+    v.sense = otma::sense::security_violation;
+    impl_->console("IMB5023W bid of " + std::string(client) + " rejected (sense " + hex4(v.sense) +
+                   "): " + why);
+    return v;
+  };
+  // spec §2.2 (c) [D]: the CLIENT allow-list, standing in for the FACILITY profile IMSXCF.group.member.
+  if (!defs_.may_bid(client, user)) {
+    return refuse("not permitted by a CLIENT statement" +
+                  (user.empty() ? "" : " for user " + printable(user)));
+  }
+  const bool secured = defs_.security != ims::otma_security::none;
   // spec §3.1 [C] JOIN-style check, reduced [D]: under /SECURE OTMA other than NONE, a bid naming a user
   // must name a defined one.
-  if (defs_.security != ims::otma_security::none && bid.security && !defs_.users.empty()) {
-    const std::string user = bid.security->user_id().value_or("");
-    if (!user.empty() && defs_.users.count(user) == 0) {
-      v.accept = false;
-      v.sense = otma::sense::security_violation;
-      impl_->console("IMB5023W bid of " + std::string(client) + " rejected (sense " + hex4(v.sense) +
-                     "): user " + user + " is not defined");
-      return v;
+  if (secured && !defs_.users.empty() && !user.empty() && defs_.users.count(user) == 0) {
+    return refuse("user " + printable(user) + " is not defined");
+  }
+  // spec §3.1 [C]: "the client's UTOKEN must be valid"; checked with our key [D] (engine.hpp).
+  if (secured && token && impl_->verifier) {
+    const token_finding found = impl_->verifier(*token, user, group);
+    if (found.state == token_check::invalid) {
+      impl_->token_not_verified(user, group, found);
+      return refuse("the UTOKEN of user '" + printable(user) + "' does not verify");
     }
   }
-  // spec §3.1 [C]: "the client's UTOKEN must be valid"; checked with our key [D] (engine.hpp). A bid without
-  // a user-ID subfield is the token's own user's.
-  if (defs_.security != ims::otma_security::none && bid.security && impl_->verifier) {
-    if (const auto token = bid.security->utoken()) {
-      std::string user = bid.security->user_id().value_or("");
-      std::string group = bid.security->profile().value_or("");
-      if (!bid.security->user_id()) {
-        if (auto own = otma::decode_utoken(*token)) {
-          user = codepage::field_value(own->fields.user_id);
-          group = codepage::field_value(own->fields.group);
-        }
-      }
-      if (impl_->verifier(*token, user, group) == token_check::invalid) {
-        v.accept = false;
-        v.sense = otma::sense::security_violation;
-        impl_->console("IMB5023W bid of " + std::string(client) + " rejected (sense " + hex4(v.sense) +
-                       "): the UTOKEN of user '" + user + "' does not verify");
-        return v;
-      }
-    }
+  // --utoken-required [D]: a bid naming a user without a token is refused as one whose token does not verify.
+  if (secured && !token && impl_->utoken_required && !user.empty()) {
+    impl_->console("IMB5056W bid of " + std::string(client) + " refused: user '" + printable(user) +
+                   "' sent no UTOKEN (--utoken-required)");
+    return refuse("no UTOKEN for user '" + printable(user) + "'");
   }
   // A bid ends whatever session the client had (tpipe/server_session reports it as on_client_lost
   // "re-bid" first); should anything of it still be here, it is backed out the same way: the new
@@ -1355,6 +1525,9 @@ void engine::on_client_lost(std::string_view client, const std::string& reason) 
     }
   }
   for (const auto& run : lost) impl_->finish_cm1(run, false, "BACKED OUT: CLIENT LOST");
+  // A CM1 run still in the program: backed out when it completes (engine.hpp header).
+  auto& flight = impl_->external_in_flight;
+  if (flight && flight->cm1 && flight->client == client) flight->client_lost = true;
   impl_->console("IMB5025W client " + std::string(client) + " lost: " + reason);
 }
 

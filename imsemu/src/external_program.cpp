@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -150,6 +151,13 @@ class sigpipe_guard {
   bool was_pending_ = false;
 };
 
+// What drain() dropped beyond the bytes it keeps: stderr's dropped lines are counted for IMB5051W.
+struct dropped_bytes {
+  std::size_t count = 0;
+  std::size_t newlines = 0;
+  std::uint8_t last = 0;
+};
+
 // What came back from one run of the process.
 struct process_outcome {
   int start_errno = 0;  // the program was not started: fork/pipe/exec errno
@@ -159,19 +167,27 @@ struct process_outcome {
   int status = 0;  // waitpid status
   bytes out;
   std::string err;
+  dropped_bytes err_dropped;  // stderr beyond max_stderr_kept
 };
 
 // Reads what is there, at most `max_reads` chunks (a writer as fast as we are cannot keep us here), keeping
 // at most `keep` bytes in `into` and dropping the rest (a program is never blocked on a full pipe).
 // False at end of file or on an error (the descriptor is then closed).
-bool drain(int& fd, bytes& into, std::size_t keep, int max_reads = 16) {
+bool drain(int& fd, bytes& into, std::size_t keep, dropped_bytes* dropped = nullptr, int max_reads = 16) {
   std::uint8_t buf[read_chunk];
   for (int reads = 0; reads < max_reads;) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n > 0) {
       ++reads;
+      const std::size_t got = static_cast<std::size_t>(n);
       const std::size_t room = keep > into.size() ? keep - into.size() : 0;
-      into.insert(into.end(), buf, buf + std::min(room, static_cast<std::size_t>(n)));
+      const std::size_t kept = std::min(room, got);
+      into.insert(into.end(), buf, buf + kept);
+      if (dropped != nullptr && kept < got) {
+        dropped->count += got - kept;
+        dropped->newlines += static_cast<std::size_t>(std::count(buf + kept, buf + got, std::uint8_t{'\n'}));
+        dropped->last = buf[got - 1];
+      }
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -205,6 +221,7 @@ process_outcome run_process(const std::string& path, const bytes& stdin_bytes,
   }
 
   sigpipe_guard guard;
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     po.start_errno = errno;
@@ -215,6 +232,11 @@ process_outcome run_process(const std::string& path, const bytes& stdin_bytes,
   if (pid == 0) {
     // The child: async-signal-safe calls only.
     ::setpgid(0, 0);
+    // Dies with the emulator (kill -9 included). PDEATHSIG fires when the forking THREAD ends: the
+    // program's worker thread lives as long as the emulator, and a test's thread outlives its run. If the
+    // parent is already gone, the signal was never armed: leave at once.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
     struct sigaction dfl;
     std::memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
@@ -239,6 +261,9 @@ process_outcome run_process(const std::string& path, const bytes& stdin_bytes,
 
   // The parent. Also set here: the kill below must find the group even if the child has not run yet.
   ::setpgid(pid, pid);
+  // From here until on_started(0) the group exists (the leader is not reaped before), so a kill of it
+  // from another thread reaches only this program.
+  if (options.on_started) options.on_started(static_cast<int>(pid));
   close_fd(in.read);
   close_fd(out.write);
   close_fd(err.write);
@@ -256,6 +281,7 @@ process_outcome run_process(const std::string& path, const bytes& stdin_bytes,
     if (got == sizeof code) {
       po.start_errno = static_cast<int>(load_u32(code, byte_order::big));
       po.start_step = "exec";
+      if (options.on_started) options.on_started(0);
       while (::waitpid(pid, &po.status, 0) < 0 && errno == EINTR) {
       }
       close_all();
@@ -282,7 +308,7 @@ process_outcome run_process(const std::string& path, const bytes& stdin_bytes,
     }
     if (exited) {
       if (out.read >= 0) drain(out.read, po.out, out_keep);
-      if (err.read >= 0) drain(err.read, err_bytes, max_stderr_kept);
+      if (err.read >= 0) drain(err.read, err_bytes, max_stderr_kept, &po.err_dropped);
       break;
     }
     const auto now = std::chrono::steady_clock::now();
@@ -328,12 +354,13 @@ process_outcome run_process(const std::string& path, const bytes& stdin_bytes,
         if (&fd == &out.read) {
           drain(fd, po.out, out_keep);
         } else {
-          drain(fd, err_bytes, max_stderr_kept);
+          drain(fd, err_bytes, max_stderr_kept, &po.err_dropped);
         }
       }
     }
   }
   // The whole process group: a timed-out program's children, and whatever a finished one left behind.
+  if (options.on_started) options.on_started(0);
   ::kill(-pid, SIGKILL);
   while (::waitpid(pid, &po.status, 0) < 0 && errno == EINTR) {
   }
@@ -404,7 +431,23 @@ external_result run_external_program(const std::string& path, const ims::input_m
   const process_outcome po =
       run_process(path, program_input_bytes(in_segments), environment_of(input, options), options);
 
-  // stderr first: it usually says why the rest went wrong.
+  // stderr first: it usually says why the rest went wrong. Control bytes are shown as \xNN, so a program
+  // cannot forge or split a console line.
+  const auto printable_line = [](const std::string& raw) {
+    static const char digits[] = "0123456789ABCDEF";
+    std::string out;
+    for (const char ch : raw) {
+      const auto b = static_cast<unsigned char>(ch);
+      if (b < 0x20 || b == 0x7F) {
+        out += "\\x";
+        out += digits[b >> 4];
+        out += digits[b & 0x0F];
+      } else {
+        out += ch;
+      }
+    }
+    return out;
+  };
   std::size_t logged = 0;
   std::size_t dropped = 0;
   std::size_t pos = 0;
@@ -415,11 +458,19 @@ external_result run_external_program(const std::string& path, const ims::input_m
     pos = nl + 1;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (logged < options.max_log_lines) {
-      x.log.push_back("IMB5045I " + who + " STDERR: " + line);
+      x.log.push_back("IMB5045I " + who + " STDERR: " + printable_line(line));
       ++logged;
     } else {
       ++dropped;
     }
+  }
+  // Lines in the bytes beyond the 64 KiB kept (read and dropped) count as not logged too.
+  const dropped_bytes& beyond = po.err_dropped;
+  if (beyond.count > 0) {
+    // Lines that start in the dropped bytes: one at their first byte when the kept part ended a line,
+    // and one after each newline that more bytes follow.
+    const bool kept_ended_line = !po.err.empty() && po.err.back() == '\n';
+    dropped += (kept_ended_line ? 1 : 0) + beyond.newlines - (beyond.last == '\n' ? 1 : 0);
   }
   if (dropped > 0) {
     x.log.push_back("IMB5051W " + who + " STDERR: " + std::to_string(dropped) + " MORE LINES NOT LOGGED");

@@ -350,9 +350,15 @@ bytes encode_snapshot(const journal_state& s) {
   for (const auto& [name, e] : s.phonebook.entries()) put_entry(w, e);
   w.u32(static_cast<std::uint32_t>(s.runs.size()));
   for (const auto& x : s.runs) put_run(w, x);
-  // [D] a trailing section, so a snapshot of the first format (which ends after the runs) still reads.
-  w.u32(static_cast<std::uint32_t>(s.stopped_transactions.size()));
-  for (const auto& t : s.stopped_transactions) w.str(t);
+  // [D] trailing sections, so older snapshots still read: the first format ends after the runs, the
+  // second after the stopped codes (it kept no /STA TRAN); the started codes come last.
+  for (const bool stopped : {true, false}) {
+    const auto n = std::count_if(s.transaction_stopped.begin(), s.transaction_stopped.end(),
+                                 [&](const auto& t) { return t.second == stopped; });
+    w.u32(static_cast<std::uint32_t>(n));
+    for (const auto& [code, is_stopped] : s.transaction_stopped)
+      if (is_stopped == stopped) w.str(code);
+  }
   return w.take();
 }
 journal_state decode_snapshot(reader& r) {
@@ -395,9 +401,10 @@ journal_state decode_snapshot(reader& r) {
   for (std::uint32_t i = 0; i < n && r.ok(); ++i) s.phonebook.put(get_entry(r));
   n = r.count(40);
   for (std::uint32_t i = 0; i < n && r.ok(); ++i) s.runs.push_back(get_run(r));
-  if (r.ok() && !r.at_end()) {
+  for (const bool stopped : {true, false}) {
+    if (!r.ok() || r.at_end()) break;
     n = r.count(4);
-    for (std::uint32_t i = 0; i < n && r.ok(); ++i) s.stopped_transactions.insert(r.str());
+    for (std::uint32_t i = 0; i < n && r.ok(); ++i) s.transaction_stopped[r.str()] = stopped;
   }
   return s;
 }
@@ -474,7 +481,7 @@ void apply_cold_start(journal_state& s) {
   s.tpipes.clear();
   s.inputs.clear();
   s.outputs.clear();
-  s.stopped_transactions.clear();
+  s.transaction_stopped.clear();
   ++s.cold_starts;
 }
 
@@ -519,12 +526,8 @@ std::string replay(journal_state& s, rec type, bytes_view payload) {
     case rec::tran_set: {
       std::string code = r.str();
       const bool stopped = r.flag();
-      if (r.ok() && r.at_end()) {
-        if (stopped)
-          s.stopped_transactions.insert(std::move(code));
-        else
-          s.stopped_transactions.erase(code);
-      }
+      // A record with stopped = 0 was a /STA TRAN in every format: the operator's started status.
+      if (r.ok() && r.at_end()) s.transaction_stopped[std::move(code)] = stopped;
       break;
     }
   }
@@ -575,7 +578,8 @@ result<bytes> read_all(int fd, const std::filesystem::path& path) {
 // Replaces `target` with magic + one snapshot record so that a crash leaves the old file or the new one.
 result<done> write_snapshot_file(int dir_fd, const std::filesystem::path& target, const journal_state& s) {
   const std::filesystem::path tmp = target.parent_path() / "journal.tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // 0600: the journal holds whole inputs, UTOKENs included (security review, issue 6 [D]).
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return errno_error(tmp, "open", errno);
   bytes file(magic.begin(), magic.end());
   const bytes rec_bytes = frame(rec::snapshot, encode_snapshot(s));
@@ -644,7 +648,7 @@ bool operator==(const journal_state& a, const journal_state& b) {
          same_map(a.outputs, b.outputs,
                   [&](const auto& x, const auto& y) { return same_vec(x, y, same_output); }) &&
          same_map(a.phonebook.entries(), b.phonebook.entries(), same_entry) &&
-         same_vec(a.runs, b.runs, same_run) && a.stopped_transactions == b.stopped_transactions;
+         same_vec(a.runs, b.runs, same_run) && a.transaction_stopped == b.transaction_stopped;
 }
 
 // ---- journal -----------------------------------------------------------------------------------------
@@ -686,8 +690,16 @@ result<journal> journal::open(const std::filesystem::path& dir, bool cold_start)
   j.dir_ = dir;
   j.path_ = dir / "journal.log";
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return errno_error(dir, "create folder", ec.value());
+  // [D] a state folder the journal creates is the owner's only (0700): the journal holds whole inputs,
+  // UTOKENs included. Its parents, and a folder that already exists, are left as they are.
+  std::filesystem::path folder = dir.lexically_normal();
+  if (folder.has_parent_path() && folder.filename().empty()) folder = folder.parent_path();
+  if (!std::filesystem::exists(folder, ec)) {
+    if (folder.has_parent_path()) std::filesystem::create_directories(folder.parent_path(), ec);
+    if (ec) return errno_error(dir, "create folder", ec.value());
+    if (::mkdir(folder.c_str(), 0700) != 0 && errno != EEXIST)
+      return errno_error(dir, "create folder", errno);
+  }
   j.dir_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (j.dir_fd_ < 0) return errno_error(dir, "open folder", errno);
   // [D] one emulator per journal: a second one would interleave records.
@@ -833,10 +845,7 @@ result<done> journal::set_transaction_stopped(const std::string& code, bool stop
   w.str(code);
   w.flag(stopped);
   if (auto logged = append(static_cast<std::uint8_t>(rec::tran_set), w.take()); !logged) return logged;
-  if (stopped)
-    state_.stopped_transactions.insert(code);
-  else
-    state_.stopped_transactions.erase(code);
+  state_.transaction_stopped[code] = stopped;
   after_step();
   return done{};
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -482,6 +483,42 @@ TEST_F(journal_test, a_moved_journal_keeps_working_and_the_moved_from_one_refuse
   EXPECT_TRUE(b.log_input("C", "T", false, 0, msg("x")).ok());
   EXPECT_FALSE(a.log_input("C", "T", false, 0, msg("y")).ok());  // NOLINT(bugprone-use-after-move)
   EXPECT_EQ(b.state().inputs.size(), 1U);
+}
+
+// Security review (issue 6) [D]: the journal holds whole inputs, UTOKENs included, so a folder it creates
+// is 0700 and every file it writes (the log, and the temporary file a checkpoint renames over it) is 0600,
+// whatever the umask lets through.
+TEST_F(journal_test, the_folder_it_creates_is_0700_and_its_files_0600) {
+  const mode_t old_mask = ::umask(022);
+  const fs::path state = dir_ / "parent" / "state";
+  {
+    auto j = journal::open(state, false);
+    ASSERT_TRUE(j.ok()) << j.error().to_string();
+    struct stat st {};
+    ASSERT_EQ(::stat(state.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0700U);
+    ASSERT_EQ(::stat((state / "journal.log").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0600U);
+    ASSERT_TRUE(j->log_input("C", "T", false, 0, msg("with a token")).ok());
+    ASSERT_TRUE(j->checkpoint().ok());  // the log is now the checkpoint's temporary file, renamed
+    ASSERT_EQ(::stat((state / "journal.log").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0600U);
+    for (const auto& e : fs::directory_iterator(state)) {
+      ASSERT_EQ(::stat(e.path().c_str(), &st), 0);
+      EXPECT_EQ(st.st_mode & 077, 0U) << e.path();
+    }
+  }
+  // A folder that already exists keeps its mode (the operator chose it).
+  const fs::path existing = dir_ / "existing";
+  ASSERT_EQ(::mkdir(existing.c_str(), 0750), 0);
+  {
+    auto j = journal::open(existing / "", false);  // a trailing separator too
+    ASSERT_TRUE(j.ok()) << j.error().to_string();
+    struct stat st {};
+    ASSERT_EQ(::stat(existing.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0750U);
+  }
+  ::umask(old_mask);
 }
 
 }  // namespace

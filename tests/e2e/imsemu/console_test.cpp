@@ -251,15 +251,21 @@ TEST_F(console_e2e, nak_next_answers_the_next_input_with_that_sense) {
 TEST_F(console_e2e, delay_output_holds_the_output_after_the_ack) {
   start_with_socket();
   connect_client();
-  EXPECT_EQ(command("FAULT DELAY OUTPUT 1500"), (lines{"IMB5060I FAULT SET delay_output_ms=1500"}));
+  // The delay is long enough that an ACK held back with the output (it would come after `delay` at the
+  // earliest) and an ACK that is merely slow on a loaded machine (ASan, 2 cores) are 1 s apart at least.
+  constexpr milliseconds delay{3000};
+  EXPECT_EQ(command("FAULT DELAY OUTPUT " + std::to_string(delay.count())),
+            (lines{"IMB5060I FAULT SET delay_output_ms=" + std::to_string(delay.count())}));
   const auto sent = steady::now();
   ASSERT_TRUE(client_->send(make_input("DLYTP", echo_text, 1)).ok());
   ASSERT_TRUE(client_->wait([&] { return !client_->responses.empty(); }));
   const auto acked = steady::now();
-  EXPECT_LT(acked - sent, milliseconds(1000));
+  EXPECT_LT(acked - sent, delay - milliseconds(1000));
   EXPECT_EQ(outputs(), 0u);
   ASSERT_TRUE(client_->wait([&] { return client_->outputs.size() == 1; }));
-  EXPECT_GE(steady::now() - sent, milliseconds(1400));
+  // The engine times the delay from the input's arrival (engine::set_clock), not from its last tick, so
+  // the output cannot come earlier than `delay` after the send; 2 ms for the clock's millisecond steps.
+  EXPECT_GE(steady::now() - sent, delay - milliseconds(2));
   EXPECT_EQ(last_output(), echo_text + "\n");
 }
 

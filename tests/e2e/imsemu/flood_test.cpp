@@ -47,6 +47,14 @@ bool is_input_response(const otma::otma_message& m, const std::string& tpipe) {
 
 TEST(flood_e2e, trips_at_the_tib_limit_and_relieves) {
   ims_rig rig;
+  // On any failure (an ASSERT returns early), the hub's log too: it says why it closed a connection.
+  struct hub_log_on_failure {
+    ims_rig& rig;
+    ~hub_log_on_failure() {
+      if (::testing::Test::HasFailure())
+        std::cerr << "---- xcfhub ----\n" << read_file(rig.dir.file("xcfhub.log"));
+    }
+  } dump{rig};
   const std::string defs = rig.dir.file("flood.def");
   {
     std::ofstream f(defs);

@@ -295,6 +295,23 @@ TEST_F(flows_e2e, sense_1c_cm1_on_a_synchronized_tpipe) {
   EXPECT_EQ(last_output(), "ECHO    CM1\n");
 }
 
+TEST_F(flows_e2e, sense_11_sync_level_syncpt_needs_rrs_which_ims_has_not) {
+  start_flows();
+  const std::size_t count = output_count();
+  otma::otma_message m = make_input("CM1TP", "ECHO    SYNCPT", 0);
+  auto& sd = std::get<otma::transaction_state_data>(*m.state);
+  sd.sync_flags = static_cast<std::uint8_t>((sd.sync_flags & ~otma::sync_flags::sync_level_mask) |
+                                            otma::sync_flags::sync_level_syncpt);
+  auto r = exchange(m, 0);
+  EXPECT_FALSE(r.ack);
+  EXPECT_EQ(r.sense, otma::sense::rrs_not_enabled);
+  expect_no_more_outputs(count);
+  // The same message with CONFIRM runs.
+  r = exchange(make_input("CM1TP", "ECHO    CONFIRM", 0));
+  EXPECT_TRUE(r.ack);
+  EXPECT_EQ(last_output(), "ECHO    CONFIRM\n");
+}
+
 TEST_F(flows_e2e, sense_1f_recoverable_number_that_is_not_receive_plus_1_then_resync) {
   start_flows();
   auto r = exchange(make_input("MQTP1", "ECHO    ONE", 1));

@@ -3,11 +3,16 @@
 // transport::utoken_key — the bridge's side of the scheme — with the emulator's key or another one.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "imsb/otma/utoken.hpp"
+#include "imsb/tpipe/protocol.hpp"
 #include "imsb/transport/utoken.hpp"
 #include "otma_client.hpp"
 
@@ -70,6 +75,35 @@ class utoken_e2e : public imsemu_e2e {
     EXPECT_EQ(r.sense, otma::sense::security_violation);
     EXPECT_TRUE(r.error_message_follows);
     EXPECT_EQ(last_output(), "DFS1292E SECURITY VIOLATION\n");
+  }
+
+  // A client-bid from a raw member (not the scripted client), with this security data; IMS's answer.
+  std::optional<otma::otma_message> raw_bid(raw_member& m, const std::string& name,
+                                            std::optional<otma::security_data> security) {
+    tpipe::bid_params p;
+    p.member = name;
+    p.security = std::move(security);
+    const std::size_t from = m.count();
+    const auto rc = m.send(tpipe::make_client_bid(p, false));
+    EXPECT_TRUE(rc.ok()) << rc.rc << "/" << rc.rsn;
+    const long i = m.wait_for(from, [](const otma::otma_message& r) {
+      return r.mci.is_response() && r.mci.is_command() && r.mci.command_type == otma::command::client_bid;
+    });
+    if (i < 0) return std::nullopt;
+    return m.at(static_cast<std::size_t>(i)).otma;
+  }
+  static otma::security_data bid_security(const std::string& user, const bytes& token) {
+    otma::security_data se;
+    se.flag = otma::security_flag::check;
+    if (!user.empty()) se.set_user_id(user);
+    se.set_utoken(token);
+    return se;
+  }
+  std::size_t log_count(const std::string& text) {
+    const std::string log = read_file(log_of(starts_));
+    std::size_t n = 0;
+    for (auto at = log.find(text); at != std::string::npos; at = log.find(text, at + 1)) ++n;
+    return n;
   }
 
   std::string def_file_;
@@ -147,10 +181,134 @@ TEST_F(utoken_e2e, short_or_missing_key_file_stops_imsemu_with_exit_8_and_imb504
                         output_to::file(dir_.file("missing.log"))),
             8);
   EXPECT_NE(read_file(dir_.file("missing.log")).find("IMB5043E"), std::string::npos);
+  // A folder is refused like any bad key file (exit 8), not an internal error (exit 12).
+  EXPECT_EQ(run_program(IMSB_IMSEMU, with_key(dir_.file("")), std::chrono::milliseconds(10000),
+                        output_to::file(dir_.file("folder.log"))),
+            8);
+  const std::string folder_log = read_file(dir_.file("folder.log"));
+  EXPECT_NE(folder_log.find("IMB5043E"), std::string::npos) << folder_log;
+  EXPECT_NE(folder_log.find("not a regular file"), std::string::npos) << folder_log;
+  // --utoken-required alone is a usage error.
+  std::vector<std::string> required_only = base;
+  required_only.push_back("--utoken-required");
+  EXPECT_EQ(run_program(IMSB_IMSEMU, required_only, std::chrono::milliseconds(10000),
+                        output_to::file(dir_.file("required.log"))),
+            2);
   EXPECT_EQ(run_program(IMSB_IMSEMU, {"--help"}, std::chrono::milliseconds(10000),
                         output_to::file(dir_.file("help.log"))),
             0);
   EXPECT_NE(read_file(dir_.file("help.log")).find("--utoken-key"), std::string::npos);
+  EXPECT_NE(read_file(dir_.file("help.log")).find("--utoken-required"), std::string::npos);
+}
+
+// Security review (issue 6) item 8: a client-bid's token is verified with the real key.
+TEST_F(utoken_e2e, client_bid_with_a_token_signed_with_the_key_is_accepted_under_secure_check) {
+  start_ims({"--config", def_file_, "--utoken-key", key_file_});
+  raw_member m(endpoint_, "MQBIDDER");
+  ASSERT_TRUE(m.join().ok());
+  const bytes token = key_of(key_hex).sign("USER1", "", now_seconds(), 300, 10);
+  const auto answer = raw_bid(m, "MQBIDDER", bid_security("USER1", token));
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_TRUE(answer->mci.is_ack()) << "sense " << answer->mci.sense_code;
+  EXPECT_TRUE(log_has("IMB5022I bid of MQBIDDER accepted"));
+}
+
+TEST_F(utoken_e2e, client_bid_with_a_token_signed_with_another_key_is_naked_0005) {
+  start_ims({"--config", def_file_, "--utoken-key", key_file_});
+  raw_member m(endpoint_, "MQBIDDER");
+  ASSERT_TRUE(m.join().ok());
+  const bytes token = key_of(other_key_hex).sign("USER1", "", now_seconds(), 300, 11);
+  const auto answer = raw_bid(m, "MQBIDDER", bid_security("USER1", token));
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_TRUE(answer->mci.is_nak());
+  EXPECT_EQ(answer->mci.sense_code, otma::sense::security_violation);
+  EXPECT_TRUE(log_has("IMB5023W bid of MQBIDDER rejected (sense X'0005')"));
+  EXPECT_TRUE(log_has("bad_signature"));
+}
+
+// Item 1: a bid with only a UTOKEN (IBM's sample bid, spec §1.12) is the token's user's for the CLIENT
+// allow-list too.
+TEST_F(utoken_e2e, token_only_client_bid_is_checked_against_client_users_as_the_token_user) {
+  const std::string defs = write("client.def", std::string(definitions) +
+                                                   "USER ID=BRIDGE,TRANS=(SHOWOTMA)\n"
+                                                   "CLIENT MEMBER=(MQBID*),USERS=(BRIDGE)\n");
+  start_ims({"--config", defs, "--utoken-key", key_file_});
+  {
+    raw_member m(endpoint_, "MQBIDOK");
+    ASSERT_TRUE(m.join().ok());
+    const auto answer =
+        raw_bid(m, "MQBIDOK", bid_security("", key_of(key_hex).sign("BRIDGE", "", now_seconds(), 300, 12)));
+    ASSERT_TRUE(answer.has_value());
+    EXPECT_TRUE(answer->mci.is_ack()) << "sense " << answer->mci.sense_code;
+  }
+  raw_member m(endpoint_, "MQBIDNO");
+  ASSERT_TRUE(m.join().ok());
+  const auto answer =
+      raw_bid(m, "MQBIDNO", bid_security("", key_of(key_hex).sign("USER1", "", now_seconds(), 300, 13)));
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_TRUE(answer->mci.is_nak());
+  EXPECT_EQ(answer->mci.sense_code, otma::sense::security_violation);
+  EXPECT_TRUE(log_has("not permitted by a CLIENT statement for user USER1"));
+}
+
+// Item 2: --utoken-required.
+TEST_F(utoken_e2e, utoken_required_refuses_a_message_without_a_token) {
+  start_ims({"--config", def_file_, "--utoken-key", key_file_, "--utoken-required"});
+  EXPECT_TRUE(log_has("UTOKEN REQUIRED"));
+  connect_client();
+  expect_security_violation(exchange(make_input("SECTP", "SHOWOTMA", 0, "USER1")));
+  EXPECT_TRUE(log_has("IMB5056W"));
+  const auto r = exchange(showotma(key_of(key_hex).sign("USER1", "", now_seconds(), 300, 14)));
+  EXPECT_TRUE(r.ack) << "sense " << r.sense;
+}
+
+TEST_F(utoken_e2e, without_utoken_required_a_message_without_a_token_runs_as_its_user) {
+  start_ims({"--config", def_file_, "--utoken-key", key_file_});
+  connect_client();
+  const auto r = exchange(make_input("SECTP", "SHOWOTMA", 0, "USER1"));
+  EXPECT_TRUE(r.ack) << "sense " << r.sense;
+  EXPECT_NE(last_output().find("TOKEN=NONE\n"), std::string::npos) << last_output();
+}
+
+// Item 6: under NONE a token that is not ours (a RACF token) is no news: not logged per message.
+TEST_F(utoken_e2e, under_secure_none_a_foreign_token_is_not_logged) {
+  std::string none_defs = definitions;
+  none_defs.replace(none_defs.find("/SECURE OTMA CHECK"), 18, "/SECURE OTMA NONE");
+  start_ims({"--config", write("none.def", none_defs), "--utoken-key", key_file_});
+  connect_client();
+  const bytes racf(80, 0x01);
+  for (int i = 0; i < 3; ++i) {
+    const auto r = exchange(showotma(racf));
+    EXPECT_TRUE(r.ack) << "sense " << r.sense;
+    EXPECT_NE(last_output().find("TOKEN=INVALID\n"), std::string::npos) << last_output();
+  }
+  EXPECT_EQ(log_count("IMB5041W"), 0u) << read_file(log_of(starts_));
+}
+
+// Item 7: a user name with EBCDIC X'25' (LF) cannot start a log line of its own.
+TEST_F(utoken_e2e, a_user_name_with_a_line_feed_cannot_forge_a_log_line) {
+  start_ims({"--config", def_file_, "--utoken-key", key_file_});
+  connect_client();
+  otma::otma_message m = showotma(key_of(other_key_hex).sign("USER1", "", now_seconds(), 300, 15));
+  m.security->set_user_id("X\nDFS9");
+  expect_security_violation(exchange(m));
+  EXPECT_TRUE(log_has("IMB5040W"));
+  const std::string log = read_file(log_of(starts_));
+  EXPECT_EQ(log.find("\nDFS9"), std::string::npos) << log;
+  EXPECT_NE(log.find("'X.DFS9'"), std::string::npos) << log;
+}
+
+// Item 4: the key file's mode.
+TEST_F(utoken_e2e, a_key_file_open_to_others_is_warned_about) {
+  ASSERT_EQ(::chmod(key_file_.c_str(), 0644), 0);
+  start_ims({"--config", def_file_, "--utoken-key", key_file_});
+  EXPECT_TRUE(log_has("IMB5042I"));
+  EXPECT_TRUE(log_has("IMB5055W"));
+  stop_ims();
+  ASSERT_EQ(::chmod(key_file_.c_str(), 0600), 0);
+  start_ims({"--config", def_file_, "--utoken-key", key_file_});
+  EXPECT_TRUE(log_has("IMB5042I"));
+  EXPECT_EQ(log_count("IMB5055W"), 0u);
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 //  - stdout: the reply, in the same LLZZ form (ZZ must be zero). Nothing at all = no reply, as a built-in
 //    that inserts nothing (CM1 then gets DFS2082). A conversational program must write the SPA back as its
 //    first segment, same size; blanks in its first 8 bytes (the trancode) end the conversation.
-//  - stderr: each line goes to the emulator's console as IMB5045I.
+//  - stderr: each line goes to the emulator's console as IMB5045I, bytes below 0x20 and 0x7F as \xNN.
 //  - environment: PATH=/usr/bin:/bin and IMS_TRANCODE, IMS_USERID, IMS_GROUP, IMS_LTERM, IMS_TPIPE,
 //    IMS_COMMIT_MODE (0|1), IMS_SYNC_LEVEL (NONE|CONFIRM|SYNCPT), IMS_CCSID, IMS_SPA_SIZE (0 if not
 //    conversational), IMS_MEMBER (the client's XCF member), IMS_IMSID; nothing else.
@@ -19,12 +19,16 @@
 //    built-in's abend is: U0456 the program could not be started or ended with a non-zero status or a
 //    signal; U0457 its output is malformed or larger than the limit; U0240 it ran past the time limit
 //    (IMS's abend for an exceeded processing limit [I]) and its process group was killed.
+//  - The program's process group is killed (SIGKILL) when the run ends, whatever it left running; the
+//    program gets SIGKILL too when the emulator dies (PR_SET_PDEATHSIG).
 //
-// The emulator does not run programs in parallel: the engine waits for the run (at most the time limit).
+// The emulator does not run programs in parallel: one run at a time (one message region, engine.hpp); the
+// program (program.hpp) runs it on its worker thread, so the run does not block other clients' traffic.
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,6 +51,10 @@ struct external_options {
   std::chrono::milliseconds timeout{30'000};      // [D] default 30 s
   std::size_t max_output = std::size_t{1} << 20;  // [D] stdout beyond this abends U0457
   std::size_t max_log_lines = 100;                // stderr lines logged; the rest are counted
+  // Called in the parent right after the fork with the program's process group id, and with 0 just before
+  // the group is killed and reaped at the end of the run: between the two, kill(-pgid, SIGKILL) from
+  // another thread reaches only this program (after the 0 the id may be reused). Empty: not called.
+  std::function<void(int pgid)> on_started;
 };
 
 struct external_result {

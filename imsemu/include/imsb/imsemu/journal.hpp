@@ -97,9 +97,10 @@ struct journal_state {
   std::vector<run_record> runs;
   std::uint64_t next_id = 1;      // the next input or output id
   std::uint32_t cold_starts = 0;  // how many cold starts this log has seen
-  // /STO TRAN by command (not the definitions' STATUS(STOPPED)): IMS keeps a stopped status across a
-  // warm or emergency restart and a cold start drops it [I: IMS restart, the status is checkpointed].
-  std::set<std::string> stopped_transactions;
+  // The operator's /STO TRAN (true) or /STA TRAN (false) per code: IMS keeps the status across a warm or
+  // emergency restart, over the definitions' STATUS(STOPPED) or STOP TRAN=, and a cold start drops it
+  // [I: IMS restart, the status is checkpointed]. A code never named by either command is absent.
+  std::map<std::string, bool> transaction_stopped;
 
   const queued_input* find_input(std::uint64_t id) const noexcept;
   const queued_output* find_output(std::uint64_t id) const noexcept;
@@ -144,7 +145,7 @@ class journal {
   result<done> purge_output(std::uint64_t output_id);
   // Sets a Tpipe's numbers and stopped flag (REPresynch reset, /STO, /STA), creating it if needed.
   result<done> set_tpipe(const std::string& client, const std::string& tpipe, const tpipe_state& value);
-  // /STO TRAN (stopped) or /STA TRAN (not): the status a warm start restores.
+  // /STO TRAN (stopped) or /STA TRAN (not): the status a warm start restores over the definitions'.
   result<done> set_transaction_stopped(const std::string& code, bool stopped);
 
   // Rewrites the log as one snapshot record. Every step calls it once the records after the last

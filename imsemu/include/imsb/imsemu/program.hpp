@@ -8,7 +8,13 @@
 // engine.tick(); the console and the command socket's thread call operator_command(). All go through
 // the link's (recursive) lock, so the engine, which is not thread-safe, sees one caller at a time.
 // FAULT RESTART replaces the engine and the link: the timer thread does it under engine_mutex_, which
-// operator_command and with_engine take too (never while holding the link's lock).
+// operator_command and with_engine take too (never while holding the link's lock). Joining the group,
+// with its retries, is done without engine_mutex_, so operator commands are answered meanwhile; a
+// restart whose join fails keeps trying on the timer thread every rejoin_interval until it joins or stops.
+// External programs run on the worker thread (engine.hpp program_runner), one at a time, without the
+// link's lock; their completion takes the link's lock (not engine_mutex_). stop() and FAULT RESTART cancel
+// the run in flight (SIGKILL to its process group), drop its completion and join the worker before the
+// engine goes, so a completion never reaches a replaced engine.
 
 #include <atomic>
 #include <chrono>
@@ -21,6 +27,8 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "imsb/core/result.hpp"
@@ -44,6 +52,9 @@ struct program_options {
   // --utoken-key: checks UTOKENs (engine.hpp rule 4 and bids); empty: tokens are not checked. Handed to
   // every engine the program opens (a FAULT RESTART's too).
   imsemu::utoken_verifier utoken_verifier;
+  // --utoken-required [D]: refuse input and client-bids that name a user without a UTOKEN (engine.hpp
+  // rule 4); off: the user ID is trusted, as IMS does when MQ sends no UTOKEN (spec §3.2 [C]).
+  bool utoken_required = false;
 };
 
 // The definitions the program runs with: the file's (ims::parse_definitions) or ims::default_definitions,
@@ -81,25 +92,46 @@ class program {
 
   const ims::definitions& definitions() const noexcept { return defs_; }
   // The engine, for in-process tests; use it through with_engine from other threads.
+  // After a restart whose engine failed to open (IMB5089E) there is none: f is not called and the
+  // result is value-initialised.
   template <class F>
   auto with_engine(F&& f) {
+    using result_type = decltype(f(std::declval<engine&>()));
     std::lock_guard<std::mutex> lock(engine_mutex_);
+    if (!engine_ || !link_) {
+      if constexpr (std::is_void_v<result_type>)
+        return;
+      else
+        return result_type{};
+    }
     return link_->with_session([&](tpipe::server_session&) { return f(*engine_); });
   }
+  // [D] how often a restart that could not join the group tries again (IMB5067W).
+  static constexpr std::chrono::milliseconds rejoin_interval{5000};
+  // Whether the program is a member of its XCF group now (DFS2360I, until DFS2361I or a failed restart).
+  bool joined() const noexcept { return joined_; }
 
  private:
   program(std::unique_ptr<engine> e, const ims::definitions& defs, const program_options& options,
           console_fn console);
   void timer_loop();
   void make_link();
+  // Called without engine_mutex_ (only the thread that replaces link_ calls it: start() before the timer
+  // runs, then the timer thread); the retries end early when the timer is stopped.
   xcf::return_code join_group(std::chrono::milliseconds retry_for);
   // FAULT RESTART WARM|COLD, on the timer thread: as stop(), then the engine reopened, then as start().
   void restart(bool cold);
   void command_loop();
   void close_commands();
+  void start_worker();
+  void worker_loop();
+  void submit_run(external_job job);
+  // Cancels the run in flight (kills its process group), drops its completion, joins the worker.
+  void stop_worker();
 
   console_fn console_;
   utoken_verifier utoken_verifier_;
+  bool utoken_required_ = false;
   ims::definitions defs_;
   tpipe::server_config link_config_;
   std::uint32_t generation_ = 0;  // the server token's generation (start time, +1 per restart)
@@ -109,6 +141,8 @@ class program {
   std::uint8_t restart_pending_ = 0;  // under timer_mutex_: 1 warm, 2 cold
   int command_fd_ = -1;
   std::filesystem::path command_path_;
+  std::uint64_t command_dev_ = 0;  // the socket file this program made (close_commands removes only it)
+  std::uint64_t command_ino_ = 0;
   std::atomic<bool> command_stop_{false};
   std::thread command_thread_;
   std::string group_;
@@ -124,6 +158,16 @@ class program {
   bool timer_stop_ = false;
   std::thread timer_;
   std::atomic<bool> joined_{false};
+  // Timer thread only: a restart's join failed; the next try is due at next_rejoin_.
+  bool rejoin_pending_ = false;
+  std::chrono::steady_clock::time_point next_rejoin_{};
+  std::mutex run_mutex_;  // the worker's state below
+  std::condition_variable run_cv_;
+  std::optional<external_job> run_job_;  // handed over, not started yet
+  bool run_stop_ = false;
+  bool run_cancelled_ = false;  // the run in flight: drop its completion
+  int run_pgid_ = 0;            // its process group while it is live (external_options::on_started)
+  std::thread worker_;
 };
 
 }  // namespace imsb::imsemu
