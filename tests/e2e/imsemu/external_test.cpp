@@ -41,6 +41,9 @@ sleep 30)";
 
 class external_e2e : public imsemu_e2e {
  protected:
+  // The hub's default liveness (3 × 1000 ms): the long-run tests prove a 5 s program does not make the
+  // emulator look failed, which a longer interval would hide.
+  external_e2e() { hub_heartbeat_ms_ = 1000; }
   void write_script(const std::string& name, const std::string& body) {
     const std::string path = dir_.file(name);
     {

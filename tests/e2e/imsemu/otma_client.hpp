@@ -186,7 +186,7 @@ class imsemu_e2e : public ::testing::Test {
   void SetUp() override {
     state_ = dir_.file("state");
     const std::string port_file = dir_.file("hub.port");
-    hub_ = child_process(IMSB_XCFHUB, {"--listen", "127.0.0.1:0", "--port-file", port_file},
+    hub_ = child_process(IMSB_XCFHUB, hub_args(port_file, hub_heartbeat_ms_),
                          output_to::file(dir_.file("xcfhub.log")));
     const auto port = wait_for_file(port_file, wait_long);
     ASSERT_TRUE(port.has_value()) << read_file(dir_.file("xcfhub.log"));
@@ -261,6 +261,9 @@ class imsemu_e2e : public ::testing::Test {
         [&] { return client_->outputs.empty() ? std::string() : all_text(client_->outputs.back()); });
   }
 
+  // xcfhub's liveness interval (hub_args); a test that proves the emulator stays responsive sets the
+  // hub's default (1000 ms) in its constructor.
+  int hub_heartbeat_ms_ = 3000;
   temp_dir dir_;
   std::string state_;
   std::string endpoint_;
