@@ -18,9 +18,9 @@
 //     CM1 on a synchronized Tpipe → NAK X'1C' before the destination checks (spec §1.10 table [C]);
 //     unknown → DFS064 as output data (spec §2.8 [D]); stopped → DFS065 as output data.
 //  3. commit mode and Tpipe (spec §1.10 table [C]): sync level SYNCPT → NAK X'11' (no RRS here, spec §1.11
-//     [C]); CM1 on a synchronized Tpipe → NAK X'1C'; Fast Path or
-//     conversational with CM0 → NAK 0x0007 + DFS1291E; recoverable number ≠ 0 on an unrecoverable
-//     transaction → NAK X'23'; a recoverable number that is not receive + 1 → NAK X'1F'.
+//     [C]); CM1 on a synchronized Tpipe → NAK X'1C'; Fast Path or conversational with CM0 → NAK 0x0007 +
+//     DFS1291E; recoverable number ≠ 0 on an unrecoverable transaction → NAK X'23'; a recoverable number
+//     that is not receive + 1 → NAK X'1F'.
 //  4. security (/SECURE OTMA CHECK|FULL|PROFILE): the user may not run it → NAK 0x0005 + DFS1292E.
 //     The same when the message carries a UTOKEN that the utoken_verifier finds invalid (spec §1.6, §3.2
 //     [D]: our signed token; bad signature, expired, other user or group, malformed; IMB5041W gives why,
