@@ -134,6 +134,44 @@ TEST_F(imsemu_e2e, kill_between_input_ack_and_output_ack_delivers_the_output_onc
   EXPECT_TRUE(q == js.outputs.end() || q->second.empty());
 }
 
+TEST_F(imsemu_e2e, crash_between_output_and_its_ack_resyncs_to_dequeue_last_output_with_no_duplicate) {
+  // The client commits the output and ACKs it; IMS dies before it has logged that ACK (the fault drops
+  // the ACK, then kill -9): after the warm start IMS still holds the output as unacknowledged. Resync
+  // (ARCHITECTURE.md step 7, spec §1.5.4 [C]) must end in "dequeue last output", not a second delivery.
+  start_ims({"--fault", "IGNORE ACK 1"});
+  connect_client();
+  const auto r = exchange(make_input("MQTP1", phone_line("ADD", "BROWN", "ANN", "777", "20002"), 1));
+  EXPECT_TRUE(r.ack);
+  ASSERT_TRUE(client_->wait([&] { return client_->committed.size() >= 1; }));
+  ASSERT_TRUE(ims_.signal(SIGKILL));
+  ASSERT_TRUE(ims_.wait_exit(milliseconds(10000)).has_value());
+  ASSERT_TRUE(client_->wait([&] { return client_->lost_count >= 1; })) << "the client did not see IMS fail";
+
+  start_ims();
+  ASSERT_TRUE(client_->wait([&] { return client_->ready_count >= 2 && !client_->decisions.empty(); }))
+      << client_->lost_reason;
+  // Nothing more comes: give a duplicate time to show up (the timer ticks every 100 ms).
+  std::this_thread::sleep_for(milliseconds(700));
+  client_->locked([&] {
+    ASSERT_EQ(client_->decisions.size(), 1u);
+    EXPECT_EQ(client_->decisions[0].output, tpipe::output_outcome::dequeue_last_output);
+    EXPECT_EQ(client_->decisions[0].action, otma::represynch_action::dequeue_last_output);
+    EXPECT_EQ(client_->committed.size(), 1u);
+    EXPECT_EQ(client_->outputs.size(), 1u);
+  });
+
+  client_.reset();
+  stop_ims();
+  auto j = imsemu::journal::open(state_, false);
+  ASSERT_TRUE(j.ok()) << j.error().to_string();
+  EXPECT_EQ(j->state().runs.size(), 1u);
+  const auto q = j->state().outputs.find({client_member, "MQTP1"});
+  EXPECT_TRUE(q == j->state().outputs.end() || q->second.empty()) << "IMS still holds the output";
+  const auto tp = j->state().tpipes.find({client_member, "MQTP1"});
+  ASSERT_NE(tp, j->state().tpipes.end());
+  EXPECT_EQ(tp->second.send_rsn, 1u);
+}
+
 TEST_F(imsemu_e2e, fault_from_the_command_line_naks_the_next_input) {
   start_ims({"--fault", "NAK 0030"});
   EXPECT_NE(read_file(log_of(1)).find("IMB5060I"), std::string::npos) << read_file(log_of(1));
