@@ -3,11 +3,8 @@
 // the command socket's own behaviour, its client mode (imsemu --command) and the stdin console.
 
 #include <gtest/gtest.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "imsb/imsemu/command_client.hpp"
 #include "imsb/imsemu/journal.hpp"
 #include "imsb/otma/message.hpp"
 #include "imsb/otma/sense.hpp"
@@ -32,51 +30,6 @@ namespace {
 
 using lines = std::vector<std::string>;
 using steady = std::chrono::steady_clock;
-
-// One connection to a command socket: sends text, reads answers up to the end marker (an empty line).
-class command_connection {
- public:
-  explicit command_connection(const std::string& path) {
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::copy(path.begin(), path.end(), addr.sun_path);
-    fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    if (fd_ >= 0 && ::connect(fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-      ::close(fd_);
-      fd_ = -1;
-    }
-  }
-  ~command_connection() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  bool connected() const { return fd_ >= 0; }
-  bool send(const std::string& text) {
-    return ::send(fd_, text.data(), text.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(text.size());
-  }
-  std::optional<lines> answer() {
-    lines out;
-    for (;;) {
-      const auto nl = pending_.find('\n');
-      if (nl != std::string::npos) {
-        std::string line = pending_.substr(0, nl);
-        pending_.erase(0, nl + 1);
-        if (line.empty()) return out;
-        out.push_back(line);
-        continue;
-      }
-      pollfd pfd{fd_, POLLIN, 0};
-      if (::poll(&pfd, 1, static_cast<int>(wait_long.count())) <= 0) return std::nullopt;
-      char buf[4096];
-      const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-      if (n <= 0) return std::nullopt;
-      pending_.append(buf, static_cast<std::size_t>(n));
-    }
-  }
-
- private:
-  int fd_ = -1;
-  std::string pending_;
-};
 
 std::string joined(const lines& ls) {
   std::string s;
@@ -98,12 +51,12 @@ class console_e2e : public imsemu_e2e {
   }
   // One command through the socket, on a connection of its own.
   lines command(const std::string& text) {
-    command_connection c(socket_);
-    EXPECT_TRUE(c.connected()) << "no command socket at " << socket_;
-    if (!c.connected() || !c.send(text + "\n")) return {};
-    auto a = c.answer();
-    EXPECT_TRUE(a.has_value()) << "no answer to " << text;
-    return a.value_or(lines{});
+    auto c = imsemu::command_client::connect(socket_);
+    EXPECT_TRUE(c.ok()) << "no command socket at " << socket_;
+    if (!c.ok() || !c->send(text + "\n").ok()) return {};
+    auto a = c->answer(wait_long);
+    EXPECT_TRUE(a.ok()) << "no answer to " << text << ": " << a.error().to_string();
+    return a.ok() ? *a : lines{};
   }
   // The client leaves and joins again with the same Tpipe records (its state queue), so it resyncs.
   void reconnect_client() {
@@ -387,13 +340,13 @@ TEST_F(console_e2e, command_socket_answers_lines_in_order_and_is_private) {
   EXPECT_TRUE(S_ISSOCK(st.st_mode));
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   {
-    command_connection c(socket_);
-    ASSERT_TRUE(c.connected());
-    ASSERT_TRUE(c.send("/STO TRAN ECHO\n/FOO BAR\n/DIS TRAN ECHO\n"));
-    EXPECT_EQ(c.answer(), (lines{"DFS058I STOP COMMAND COMPLETED"}));
-    EXPECT_EQ(c.answer(), (lines{"DFS105I COMMAND VERB /FOO IS INCORRECT"}));
-    const auto tran = c.answer();
-    ASSERT_TRUE(tran.has_value());
+    auto c = imsemu::command_client::connect(socket_);
+    ASSERT_TRUE(c.ok()) << c.error().to_string();
+    ASSERT_TRUE(c->send("/STO TRAN ECHO\n/FOO BAR\n/DIS TRAN ECHO\n").ok());
+    EXPECT_EQ(c->answer(wait_long).value(), (lines{"DFS058I STOP COMMAND COMPLETED"}));
+    EXPECT_EQ(c->answer(wait_long).value(), (lines{"DFS105I COMMAND VERB /FOO IS INCORRECT"}));
+    const auto tran = c->answer(wait_long);
+    ASSERT_TRUE(tran.ok()) << tran.error().to_string();
     ASSERT_EQ(tran->size(), 2u);
     EXPECT_NE((*tran)[1].find("STOP"), std::string::npos) << (*tran)[1];
   }
