@@ -20,6 +20,7 @@
 #include "imsb/codepage/codepage.hpp"
 #include "imsb/otma/message.hpp"
 #include "imsb/otma/sense.hpp"
+#include "imsb/tpipe/protocol.hpp"
 #include "imsb/transport/tcp_xcf.hpp"
 #include "imsb/xcf/member.hpp"
 #include "process.hpp"
@@ -151,6 +152,22 @@ class raw_member final : public xcf::member_handler {
     auto enc = otma::encode_message(m);
     if (!enc) return xcf::codes::protocol_error;
     return send(bytes_view(*enc), to);
+  }
+
+  // A client-bid naming `name` (normally this member's own), with this security data: IMS's answer, ACK
+  // or NAK, if one came; nullopt also when the send was refused.
+  std::optional<otma::otma_message> bid(const std::string& name,
+                                        std::optional<otma::security_data> security = std::nullopt) {
+    tpipe::bid_params p;
+    p.member = name;
+    p.security = std::move(security);
+    const std::size_t from = count();
+    if (!send(tpipe::make_client_bid(p, false)).ok()) return std::nullopt;
+    const long i = wait_for(from, [](const otma::otma_message& r) {
+      return r.mci.is_response() && r.mci.is_command() && r.mci.command_type == otma::command::client_bid;
+    });
+    if (i < 0) return std::nullopt;
+    return at(static_cast<std::size_t>(i)).otma;
   }
 
   // Waits for a message from index `from` on that satisfies `pred`; its index, or -1.

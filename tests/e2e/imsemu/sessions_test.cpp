@@ -169,22 +169,6 @@ class sessions_e2e : public imsemu_e2e {
   std::size_t commit_count() {
     return client_->locked([&] { return client_->commits.size(); });
   }
-
-  // A client-bid from a raw member named `name`; IMS's answer to it (ACK or NAK), if one came.
-  std::optional<otma::otma_message> raw_bid(raw_member& m, const std::string& name,
-                                            std::optional<otma::security_data> security = std::nullopt) {
-    tpipe::bid_params p;
-    p.member = name;
-    p.security = std::move(security);
-    const std::size_t from = m.count();
-    const auto rc = m.send(tpipe::make_client_bid(p, false));
-    EXPECT_TRUE(rc.ok()) << rc.rc << "/" << rc.rsn;
-    const long i = m.wait_for(from, [](const otma::otma_message& r) {
-      return r.mci.is_response() && r.mci.is_command() && r.mci.command_type == otma::command::client_bid;
-    });
-    if (i < 0) return std::nullopt;
-    return m.at(static_cast<std::size_t>(i)).otma;
-  }
 };
 
 // ---- SHOWOTMA: each field as the client sent it ---------------------------------------------------------
@@ -476,7 +460,7 @@ TEST_F(sessions_e2e, ivtcv_first_input_ack_sets_conversational_with_the_server_t
   start_with("NONE");
   raw_member m(endpoint_, client_member);
   ASSERT_TRUE(m.join().ok());
-  const auto bid = raw_bid(m, client_member);
+  const auto bid = m.bid(client_member);
   ASSERT_TRUE(bid.has_value());
   ASSERT_TRUE(bid->mci.is_ack()) << "sense " << bid->mci.sense_code;
   input_fields f;
@@ -584,7 +568,7 @@ TEST_F(sessions_e2e, client_bid_naked_by_the_name_rules_and_by_an_undefined_user
     SCOPED_TRACE(name);
     raw_member m(endpoint_, name);
     ASSERT_TRUE(m.join().ok());
-    const auto answer = raw_bid(m, name);
+    const auto answer = m.bid(name);
     ASSERT_TRUE(answer.has_value());
     EXPECT_TRUE(answer->mci.is_nak());
     EXPECT_EQ(answer->mci.sense_code, otma::sense::invalid_name);
@@ -596,13 +580,13 @@ TEST_F(sessions_e2e, client_bid_naked_by_the_name_rules_and_by_an_undefined_user
   ASSERT_TRUE(m.join().ok());
   otma::security_data se;
   se.set_user_id("NOBODY");
-  auto answer = raw_bid(m, "MQBIDDER", se);
+  auto answer = m.bid("MQBIDDER", se);
   ASSERT_TRUE(answer.has_value());
   EXPECT_TRUE(answer->mci.is_nak());
   EXPECT_EQ(answer->mci.sense_code, otma::sense::security_violation);
   EXPECT_TRUE(wait_log("IMB5023W bid of MQBIDDER rejected (sense X'0005'): user NOBODY is not defined"));
   se.set_user_id("CLERK1");
-  answer = raw_bid(m, "MQBIDDER", se);
+  answer = m.bid("MQBIDDER", se);
   ASSERT_TRUE(answer.has_value());
   EXPECT_TRUE(answer->mci.is_ack()) << "sense " << answer->mci.sense_code;
   EXPECT_TRUE(wait_log("IMB5022I bid of MQBIDDER accepted"));
@@ -624,7 +608,7 @@ TEST_F(sessions_e2e, client_bid_naked_x0005_by_the_client_allow_list_and_accepte
       se.emplace();
       se->set_user_id(user);
     }
-    const auto answer = raw_bid(m, name, se);
+    const auto answer = m.bid(name, se);
     EXPECT_TRUE(answer.has_value()) << name;
     return answer ? std::make_pair(answer->mci.is_ack(), static_cast<int>(answer->mci.sense_code))
                   : std::make_pair(false, -1);
@@ -666,7 +650,7 @@ TEST_F(sessions_e2e,
   EXPECT_LT(m.wait_for(0, is_heartbeat, milliseconds(0)), 0);
 
   const std::size_t before_bid = m.count();
-  const auto answer = raw_bid(m, "MQLATE");
+  const auto answer = m.bid("MQLATE");
   ASSERT_TRUE(answer.has_value());
   ASSERT_TRUE(answer->mci.is_ack()) << "sense " << answer->mci.sense_code;
   const long ack = m.wait_for(before_bid, [](const otma::otma_message& x) { return x.mci.is_response(); });

@@ -77,21 +77,6 @@ class utoken_e2e : public imsemu_e2e {
     EXPECT_EQ(last_output(), "DFS1292E SECURITY VIOLATION\n");
   }
 
-  // A client-bid from a raw member (not the scripted client), with this security data; IMS's answer.
-  std::optional<otma::otma_message> raw_bid(raw_member& m, const std::string& name,
-                                            std::optional<otma::security_data> security) {
-    tpipe::bid_params p;
-    p.member = name;
-    p.security = std::move(security);
-    const std::size_t from = m.count();
-    const auto rc = m.send(tpipe::make_client_bid(p, false));
-    EXPECT_TRUE(rc.ok()) << rc.rc << "/" << rc.rsn;
-    const long i = m.wait_for(from, [](const otma::otma_message& r) {
-      return r.mci.is_response() && r.mci.is_command() && r.mci.command_type == otma::command::client_bid;
-    });
-    if (i < 0) return std::nullopt;
-    return m.at(static_cast<std::size_t>(i)).otma;
-  }
   static otma::security_data bid_security(const std::string& user, const bytes& token) {
     otma::security_data se;
     se.flag = otma::security_flag::check;
@@ -207,7 +192,7 @@ TEST_F(utoken_e2e, client_bid_with_a_token_signed_with_the_key_is_accepted_under
   raw_member m(endpoint_, "MQBIDDER");
   ASSERT_TRUE(m.join().ok());
   const bytes token = key_of(key_hex).sign("USER1", "", now_seconds(), 300, 10);
-  const auto answer = raw_bid(m, "MQBIDDER", bid_security("USER1", token));
+  const auto answer = m.bid("MQBIDDER", bid_security("USER1", token));
   ASSERT_TRUE(answer.has_value());
   EXPECT_TRUE(answer->mci.is_ack()) << "sense " << answer->mci.sense_code;
   EXPECT_TRUE(log_has("IMB5022I bid of MQBIDDER accepted"));
@@ -218,7 +203,7 @@ TEST_F(utoken_e2e, client_bid_with_a_token_signed_with_another_key_is_naked_0005
   raw_member m(endpoint_, "MQBIDDER");
   ASSERT_TRUE(m.join().ok());
   const bytes token = key_of(other_key_hex).sign("USER1", "", now_seconds(), 300, 11);
-  const auto answer = raw_bid(m, "MQBIDDER", bid_security("USER1", token));
+  const auto answer = m.bid("MQBIDDER", bid_security("USER1", token));
   ASSERT_TRUE(answer.has_value());
   EXPECT_TRUE(answer->mci.is_nak());
   EXPECT_EQ(answer->mci.sense_code, otma::sense::security_violation);
@@ -237,14 +222,14 @@ TEST_F(utoken_e2e, token_only_client_bid_is_checked_against_client_users_as_the_
     raw_member m(endpoint_, "MQBIDOK");
     ASSERT_TRUE(m.join().ok());
     const auto answer =
-        raw_bid(m, "MQBIDOK", bid_security("", key_of(key_hex).sign("BRIDGE", "", now_seconds(), 300, 12)));
+        m.bid("MQBIDOK", bid_security("", key_of(key_hex).sign("BRIDGE", "", now_seconds(), 300, 12)));
     ASSERT_TRUE(answer.has_value());
     EXPECT_TRUE(answer->mci.is_ack()) << "sense " << answer->mci.sense_code;
   }
   raw_member m(endpoint_, "MQBIDNO");
   ASSERT_TRUE(m.join().ok());
   const auto answer =
-      raw_bid(m, "MQBIDNO", bid_security("", key_of(key_hex).sign("USER1", "", now_seconds(), 300, 13)));
+      m.bid("MQBIDNO", bid_security("", key_of(key_hex).sign("USER1", "", now_seconds(), 300, 13)));
   ASSERT_TRUE(answer.has_value());
   EXPECT_TRUE(answer->mci.is_nak());
   EXPECT_EQ(answer->mci.sense_code, otma::sense::security_violation);
