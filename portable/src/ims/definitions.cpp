@@ -222,6 +222,7 @@ class parser {
   bool create_pgm(const node& name, const node* set);
   bool create_tran(const node& name, const node* set);
   bool descriptor_statement(const std::vector<node>& ops);
+  bool command_list(const node& n, std::vector<std::string>& out);
   bool user_statement(const std::vector<node>& ops);
   bool group_statement(const std::vector<node>& ops);
   bool secure_statement(const std::vector<node>& ops);
@@ -1014,6 +1015,19 @@ bool command_verb_ok(std::string& verb) {
 }
 
 // USER ID=,GROUPS=(..),TRANS=(..),CMDS=(..) and GROUP NAME=,TRANS=(..),CMDS=(..) [D].
+// CMDS=(verb,...) of USER and GROUP: each a command verb (command_verb_ok), held as it normalises it.
+bool parser::command_list(const node& n, std::vector<std::string>& out) {
+  std::vector<const node*> verbs;
+  if (!list_value(n, "CMDS", false, verbs)) return false;
+  for (const node* v : verbs) {
+    std::string verb = v->text;
+    if (v->empty()) continue;
+    if (!command_verb_ok(verb)) return fail_keyword(n, "CMDS", quoted(v->text) + " is not a command verb");
+    out.push_back(verb);
+  }
+  return true;
+}
+
 bool parser::user_statement(const std::vector<node>& ops) {
   keyword_map kw;
   if (!collect_keywords(ops, 0, {"ID", "GROUPS", "TRANS", "CMDS"}, false, kw)) return false;
@@ -1030,17 +1044,8 @@ bool parser::user_statement(const std::vector<node>& ops) {
   }
   if (const auto t = kw.find("TRANS"); t != kw.end())
     if (!name_list(*t->second, "TRANS", false, user.transactions)) return false;
-  if (const auto c = kw.find("CMDS"); c != kw.end()) {
-    std::vector<const node*> verbs;
-    if (!list_value(*c->second, "CMDS", false, verbs)) return false;
-    for (const node* v : verbs) {
-      std::string verb = v->text;
-      if (v->empty()) continue;
-      if (!command_verb_ok(verb))
-        return fail_keyword(*c->second, "CMDS", quoted(v->text) + " is not a command verb");
-      user.commands.push_back(verb);
-    }
-  }
+  if (const auto c = kw.find("CMDS"); c != kw.end())
+    if (!command_list(*c->second, user.commands)) return false;
   const std::string key = user.id;
   defs_.users.emplace(key, std::move(user));
   return true;
@@ -1057,17 +1062,8 @@ bool parser::group_statement(const std::vector<node>& ops) {
     return fail_keyword(*name->second, "NAME", "group " + group.name + " is defined twice");
   if (const auto t = kw.find("TRANS"); t != kw.end())
     if (!name_list(*t->second, "TRANS", false, group.transactions)) return false;
-  if (const auto c = kw.find("CMDS"); c != kw.end()) {
-    std::vector<const node*> verbs;
-    if (!list_value(*c->second, "CMDS", false, verbs)) return false;
-    for (const node* v : verbs) {
-      std::string verb = v->text;
-      if (v->empty()) continue;
-      if (!command_verb_ok(verb))
-        return fail_keyword(*c->second, "CMDS", quoted(v->text) + " is not a command verb");
-      group.commands.push_back(verb);
-    }
-  }
+  if (const auto c = kw.find("CMDS"); c != kw.end())
+    if (!command_list(*c->second, group.commands)) return false;
   const std::string key = group.name;
   defs_.groups.emplace(key, std::move(group));
   return true;

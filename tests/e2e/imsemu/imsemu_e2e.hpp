@@ -218,16 +218,21 @@ class raw_member final : public xcf::member_handler {
   std::vector<received> got_;
 };
 
+// Starts xcfhub on a free loopback port, its log dir/xcfhub.log; the endpoint "127.0.0.1:port". Throws
+// std::runtime_error, with the hub's log, when it gives no port.
+inline std::string start_xcfhub(const temp_dir& dir, child_process& hub, int heartbeat_ms = 3000) {
+  const std::string port_file = dir.file("hub.port");
+  hub =
+      child_process(IMSB_XCFHUB, hub_args(port_file, heartbeat_ms), output_to::file(dir.file("xcfhub.log")));
+  const auto port = wait_for_file(port_file, wait_long);
+  if (!port) throw std::runtime_error("xcfhub gave no port: " + read_file(dir.file("xcfhub.log")));
+  return "127.0.0.1:" + std::to_string(std::stoi(*port));
+}
+
 // xcfhub and imsemu as child processes on loopback, with their logs in a temporary folder.
 class ims_rig {
  public:
-  ims_rig() {
-    const std::string port_file = dir.file("hub.port");
-    hub = child_process(IMSB_XCFHUB, hub_args(port_file), output_to::file(dir.file("xcfhub.log")));
-    const auto port = wait_for_file(port_file, wait_long);
-    if (!port) throw std::runtime_error("xcfhub gave no port: " + read_file(dir.file("xcfhub.log")));
-    endpoint = "127.0.0.1:" + std::to_string(std::stoi(*port));
-  }
+  ims_rig() { endpoint = start_xcfhub(dir, hub); }
   ~ims_rig() {
     if (ims.running()) {
       ims.signal(SIGTERM);

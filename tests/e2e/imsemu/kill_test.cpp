@@ -311,11 +311,7 @@ class imsemu_kill_e2e : public ::testing::Test {
  protected:
   void SetUp() override {
     state_ = dir_.file("state");
-    const std::string port_file = dir_.file("hub.port");
-    hub_ = child_process(IMSB_XCFHUB, hub_args(port_file), output_to::file(dir_.file("xcfhub.log")));
-    const auto port = wait_for_file(port_file, wait_long);
-    ASSERT_TRUE(port.has_value()) << read_file(dir_.file("xcfhub.log"));
-    endpoint_ = "127.0.0.1:" + std::to_string(std::stoi(*port));
+    endpoint_ = start_xcfhub(dir_, hub_);
   }
   void TearDown() override {
     client_.reset();
