@@ -1,0 +1,796 @@
+// The recovery log: record and queue-file codecs, recovery, the group-commit writer and checkpoints
+// (recovery_log.hpp has the design; everything here is [D] unless marked).
+
+#include "imsb/qmgr/recovery_log.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+
+#include "imsb/mq/codes.hpp"
+#include "imsb/mq/constants.hpp"
+#include "store_io.hpp"
+
+namespace imsb::qmgr {
+
+namespace detail {
+void (*after_checkpoint_queue_file)(std::size_t files_written) = nullptr;
+}  // namespace detail
+
+namespace {
+
+// Record types. A batch is its ops then one commit record carrying the op count.
+constexpr std::uint8_t rec_put = 1;
+constexpr std::uint8_t rec_get = 2;
+constexpr std::uint8_t rec_backout = 3;
+constexpr std::uint8_t rec_commit = 0x10;
+// A record longer than this is damage, not data: MQ's largest message (100 MB) plus room [D].
+constexpr std::uint32_t max_record = (100u << 20) + (1u << 20);
+
+constexpr std::array<char, 8> queue_magic{'I', 'M', 'S', 'B', 'Q', 'F', '0', '1'};
+constexpr std::array<char, 8> control_magic{'I', 'M', 'S', 'B', 'L', 'C', '0', '1'};
+
+// --- big-endian writer and bounded reader -------------------------------------------------------
+
+void put_u8(bytes& out, std::uint8_t v) { out.push_back(v); }
+void put_u16(bytes& out, std::uint16_t v) {
+  out.push_back(static_cast<std::uint8_t>(v >> 8));
+  out.push_back(static_cast<std::uint8_t>(v));
+}
+void put_u32(bytes& out, std::uint32_t v) {
+  for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<std::uint8_t>(v >> s));
+}
+void put_u64(bytes& out, std::uint64_t v) {
+  for (int s = 56; s >= 0; s -= 8) out.push_back(static_cast<std::uint8_t>(v >> s));
+}
+void put_blob(bytes& out, bytes_view b) {
+  put_u32(out, static_cast<std::uint32_t>(b.size()));
+  out.insert(out.end(), b.begin(), b.end());
+}
+void put_name(bytes& out, const std::string& name) {
+  const std::size_t n = std::min<std::size_t>(name.size(), 0xFFFF);
+  put_u16(out, static_cast<std::uint16_t>(n));
+  out.insert(out.end(), name.begin(), name.begin() + static_cast<std::ptrdiff_t>(n));
+}
+void set_u32(bytes& out, std::size_t at, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i)
+    out[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v >> (24 - 8 * i));
+}
+
+class reader {
+ public:
+  explicit reader(bytes_view in) : in_(in) {}
+  bool ok() const noexcept { return ok_; }
+  std::size_t offset() const noexcept { return pos_; }
+  bool at_end() const noexcept { return pos_ == in_.size(); }
+  std::uint64_t uint(int n) {
+    if (!need(static_cast<std::size_t>(n))) return 0;
+    std::uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v = (v << 8) | in_[pos_++];
+    return v;
+  }
+  bytes blob(std::size_t n) {
+    if (!need(n)) return {};
+    bytes b(in_.begin() + pos_, in_.begin() + pos_ + n);
+    pos_ += n;
+    return b;
+  }
+  std::string name() {
+    const std::size_t n = static_cast<std::size_t>(uint(2));
+    if (!need(n)) return {};
+    std::string s(reinterpret_cast<const char*>(in_.data()) + pos_, n);
+    pos_ += n;
+    return s;
+  }
+  mqi::message_token token() {
+    mqi::message_token t{};
+    if (!need(t.size())) return t;
+    std::copy(in_.begin() + pos_, in_.begin() + pos_ + t.size(), t.begin());
+    pos_ += t.size();
+    return t;
+  }
+
+ private:
+  bool need(std::size_t n) {
+    if (!ok_ || n > in_.size() - pos_) {
+      ok_ = false;
+      return false;
+    }
+    return true;
+  }
+  bytes_view in_;
+  std::size_t pos_ = 0;
+  bool ok_ = true;
+};
+
+void put_message(bytes& out, const stored_message& m) {
+  out.insert(out.end(), m.token.begin(), m.token.end());
+  put_u64(out, static_cast<std::uint64_t>(m.put_time_ms));
+  put_u32(out, static_cast<std::uint32_t>(m.backout_count));
+  put_blob(out, m.md);
+  put_blob(out, m.data);
+}
+stored_message get_message(reader& r) {
+  stored_message m;
+  m.token = r.token();
+  m.put_time_ms = static_cast<std::int64_t>(r.uint(8));
+  m.backout_count = static_cast<std::int32_t>(r.uint(4));
+  m.md = r.blob(static_cast<std::size_t>(r.uint(4)));
+  m.data = r.blob(static_cast<std::size_t>(r.uint(4)));
+  return m;
+}
+
+// One record: u32 length of type+payload, u32 CRC-32C of type+payload, type, payload.
+void put_record(bytes& out, std::uint8_t type, const bytes& payload) {
+  put_u32(out, static_cast<std::uint32_t>(payload.size() + 1));
+  const std::size_t crc_at = out.size();
+  put_u32(out, 0);
+  const std::size_t body = out.size();
+  put_u8(out, type);
+  out.insert(out.end(), payload.begin(), payload.end());
+  set_u32(out, crc_at, log_codec::crc32c(bytes_view(out.data() + body, out.size() - body)));
+}
+
+std::array<std::uint32_t, 256> make_crc_table() noexcept {
+  std::array<std::uint32_t, 256> t{};
+  for (std::uint32_t i = 0; i < 256; ++i) {
+    std::uint32_t c = i;
+    for (int k = 0; k < 8; ++k) c = (c & 1) != 0 ? (c >> 1) ^ 0x82F63B78u : c >> 1;  // Castagnoli, reflected
+    t[i] = c;
+  }
+  return t;
+}
+
+decode_error mq_error(std::int32_t rc, std::string field, std::string detail) {
+  return decode_error{mq::make_mqrc(rc), std::move(field), 0, std::move(detail)};
+}
+
+std::string extent_name(std::uint64_t n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "S%07llu.LOG", static_cast<unsigned long long>(n));
+  return buf;
+}
+
+// --- the control file ---------------------------------------------------------------------------
+
+struct control_data {
+  std::uint64_t incarnation = 0;
+  std::uint64_t next_token = 1;
+  std::uint64_t oldest_extent = 0;
+  std::set<std::string> queues;  // queues whose files held messages at the last checkpoint
+};
+
+bytes encode_control(const control_data& c) {
+  bytes out(control_magic.begin(), control_magic.end());
+  put_u64(out, c.incarnation);
+  put_u64(out, c.next_token);
+  put_u64(out, c.oldest_extent);
+  put_u32(out, static_cast<std::uint32_t>(c.queues.size()));
+  for (const auto& q : c.queues) put_name(out, q);
+  put_u32(out, log_codec::crc32c(out));
+  return out;
+}
+
+std::optional<control_data> decode_control(bytes_view in) {
+  if (in.size() < control_magic.size() + 4 ||
+      !std::equal(control_magic.begin(), control_magic.end(), in.begin()))
+    return std::nullopt;
+  reader crc_r(in.sub(in.size() - 4));
+  if (crc_r.uint(4) != log_codec::crc32c(in.sub(0, in.size() - 4))) return std::nullopt;
+  reader r(in.sub(control_magic.size(), in.size() - 4 - control_magic.size()));
+  control_data c;
+  c.incarnation = r.uint(8);
+  c.next_token = r.uint(8);
+  c.oldest_extent = r.uint(8);
+  const std::uint64_t n = r.uint(4);
+  for (std::uint64_t i = 0; i < n && r.ok(); ++i) c.queues.insert(r.name());
+  if (!r.ok() || !r.at_end()) return std::nullopt;
+  return c;
+}
+
+// --- small POSIX helpers ------------------------------------------------------------------------
+
+result<bytes> read_all(const std::filesystem::path& path) {
+  auto text = io::read_file(path);
+  if (!text) return text.error();
+  return bytes(text->begin(), text->end());
+}
+
+// Temporary file, (fsync), rename, (fsync of the folder): a crash leaves the old file or the new one.
+result<std::monostate> write_atomically(const std::filesystem::path& path, const bytes& content, bool sync,
+                                        const char* tmp_suffix) {
+  std::filesystem::path tmp = path;
+  tmp += tmp_suffix;
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return io::error_from_errno(tmp, "create", errno);
+  std::size_t done_bytes = 0;
+  while (done_bytes < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done_bytes, content.size() - done_bytes);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return io::error_from_errno(tmp, "write", err);
+    }
+    done_bytes += static_cast<std::size_t>(n);
+  }
+  if (sync && ::fsync(fd) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return io::error_from_errno(tmp, "fsync", err);
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return io::error_from_errno(path, "rename", errno);
+  if (sync) return io::fsync_folder(path.parent_path());
+  return std::monostate{};
+}
+
+// The extent numbers present in log/, ascending.
+std::vector<std::uint64_t> list_extents(const std::filesystem::path& log_dir) {
+  std::vector<std::uint64_t> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(log_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() != 12 || name[0] != 'S' || name.compare(8, 4, ".LOG") != 0) continue;
+    if (!std::all_of(name.begin() + 1, name.begin() + 8, [](char c) { return c >= '0' && c <= '9'; }))
+      continue;
+    out.push_back(std::stoull(name.substr(1, 7)));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+struct token_hash {
+  std::size_t operator()(const mqi::message_token& t) const noexcept {
+    std::size_t h = 1469598103934665603ull;
+    for (auto b : t) h = (h ^ b) * 1099511628211ull;
+    return h;
+  }
+};
+
+}  // namespace
+
+// --- codecs -------------------------------------------------------------------------------------
+
+namespace log_codec {
+
+std::uint32_t crc32c(bytes_view in) noexcept {
+  static const std::array<std::uint32_t, 256> table = make_crc_table();
+  std::uint32_t c = 0xFFFFFFFFu;
+  for (auto b : in) c = table[(c ^ b) & 0xFF] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+}
+
+void encode_batch(const std::vector<log_op>& batch, bytes& out) {
+  bytes payload;
+  for (const auto& op : batch) {
+    payload.clear();
+    put_name(payload, op.queue);
+    switch (op.what) {
+      case log_op::kind::put:
+        put_message(payload, op.message);
+        put_record(out, rec_put, payload);
+        break;
+      case log_op::kind::get:
+        payload.insert(payload.end(), op.message.token.begin(), op.message.token.end());
+        put_record(out, rec_get, payload);
+        break;
+      case log_op::kind::backout_count:
+        payload.insert(payload.end(), op.message.token.begin(), op.message.token.end());
+        put_u32(payload, static_cast<std::uint32_t>(op.message.backout_count));
+        put_record(out, rec_backout, payload);
+        break;
+    }
+  }
+  payload.clear();
+  put_u32(payload, static_cast<std::uint32_t>(batch.size()));
+  put_record(out, rec_commit, payload);
+}
+
+extent_contents decode_extent(bytes_view in) {
+  extent_contents out;
+  std::vector<log_op> pending;
+  std::size_t pos = 0;
+  while (in.size() - pos >= 9) {
+    reader head(in.sub(pos, 8));
+    const std::uint64_t length = head.uint(4);
+    const std::uint64_t crc = head.uint(4);
+    if (length == 0 || length > max_record || length > in.size() - pos - 8) break;
+    const bytes_view body = in.sub(pos + 8, static_cast<std::size_t>(length));
+    if (crc32c(body) != crc) break;
+    reader r(body.sub(1));
+    const std::uint8_t type = body[0];
+    if (type == rec_commit) {
+      const std::uint64_t count = r.uint(4);
+      if (!r.ok() || !r.at_end() || count != pending.size()) break;
+      out.batches.push_back(std::move(pending));
+      pending.clear();
+      pos += 8 + static_cast<std::size_t>(length);
+      out.good_bytes = pos;
+      continue;
+    }
+    log_op op;
+    op.queue = r.name();
+    if (type == rec_put) {
+      op.what = log_op::kind::put;
+      op.message = get_message(r);
+    } else if (type == rec_get) {
+      op.what = log_op::kind::get;
+      op.message.token = r.token();
+    } else if (type == rec_backout) {
+      op.what = log_op::kind::backout_count;
+      op.message.token = r.token();
+      op.message.backout_count = static_cast<std::int32_t>(r.uint(4));
+    } else {
+      break;
+    }
+    if (!r.ok() || !r.at_end()) break;
+    pending.push_back(std::move(op));
+    pos += 8 + static_cast<std::size_t>(length);
+  }
+  return out;
+}
+
+// "IMSBQF01", u64 checkpoint, u32 count, the messages, u32 CRC-32C of everything before it. Empty
+// input: checkpoint 0, no messages (what store.save() makes for a new queue).
+void encode_queue_file(std::uint64_t checkpoint, const std::vector<stored_message>& messages, bytes& out) {
+  const std::size_t start = out.size();
+  out.insert(out.end(), queue_magic.begin(), queue_magic.end());
+  put_u64(out, checkpoint);
+  put_u32(out, static_cast<std::uint32_t>(messages.size()));
+  for (const auto& m : messages) put_message(out, m);
+  put_u32(out, crc32c(bytes_view(out.data() + start, out.size() - start)));
+}
+
+result<std::pair<std::uint64_t, std::vector<stored_message>>> decode_queue_file(bytes_view in) {
+  using value = std::pair<std::uint64_t, std::vector<stored_message>>;
+  if (in.empty()) return value{0, {}};
+  if (in.size() < queue_magic.size() + 16 || !std::equal(queue_magic.begin(), queue_magic.end(), in.begin()))
+    return decode_error{mq::make_mqrc(mq::MQRC_OBJECT_DAMAGED), "queue_file.header", 0,
+                        "not a queue file (expected IMSBQF01 and at least 24 bytes)"};
+  reader crc_r(in.sub(in.size() - 4));
+  const std::uint64_t want = crc_r.uint(4);
+  if (want != crc32c(in.sub(0, in.size() - 4)))
+    return decode_error{mq::make_mqrc(mq::MQRC_OBJECT_DAMAGED), "queue_file.crc", in.size() - 4,
+                        "checksum does not match the contents"};
+  reader r(in.sub(queue_magic.size(), in.size() - 4 - queue_magic.size()));
+  value v;
+  v.first = r.uint(8);
+  const std::uint64_t count = r.uint(4);
+  for (std::uint64_t i = 0; i < count && r.ok(); ++i) v.second.push_back(get_message(r));
+  if (!r.ok() || !r.at_end())
+    return decode_error{mq::make_mqrc(mq::MQRC_OBJECT_DAMAGED), "queue_file.messages",
+                        queue_magic.size() + r.offset(), "message list does not fill the file exactly"};
+  return v;
+}
+
+}  // namespace log_codec
+
+// --- the log ------------------------------------------------------------------------------------
+
+struct recovery_log::impl {
+  std::filesystem::path log_dir;
+  queue_file_fn queue_file;
+  log_options options;
+  control_data control;
+
+  mutable std::mutex mu;
+  std::condition_variable work_cv;  // the writer waits for work
+  std::condition_variable done_cv;  // committers wait for durability
+  struct pending_batch {
+    std::uint64_t seq;
+    std::uint64_t extent;
+    bytes data;
+  };
+  std::deque<pending_batch> pending;
+  std::uint64_t next_seq = 1;
+  std::uint64_t completed_seq = 0;       // every seq ≤ this is durable or failed
+  std::set<std::uint64_t> failed_space;  // seqs that did not fit (2056), until waited for
+  std::optional<decode_error> fatal;     // the log failed: every later call fails
+  std::uint64_t append_extent = 0;       // the extent append() targets
+  std::uint64_t append_extent_bytes = 0;
+  bool checkpoint_running = false;
+  std::uint64_t checkpoint_seq = 0;  // the last seq of the extent being checkpointed
+  std::uint64_t checkpoint_next_token = 1;
+  std::set<std::string> seen_queues;  // named by a batch since the last checkpoint
+  bool stopping = false;
+  stats st;
+
+  // The writer's own state (only the writer thread touches it once started).
+  int fd = -1;
+  std::uint64_t fd_extent = 0;
+  std::uint64_t good_size = 0;
+  std::thread writer;
+
+  void writer_loop();
+  result<std::monostate> open_extent(std::uint64_t n);
+  std::set<std::uint64_t> failed_now;
+};
+
+result<std::monostate> recovery_log::impl::open_extent(std::uint64_t n) {
+  if (fd >= 0) ::close(fd);
+  const auto path = log_dir / extent_name(n);
+  fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return io::error_from_errno(path, "create extent", errno);
+  struct stat sb {};
+  if (::fstat(fd, &sb) != 0) return io::error_from_errno(path, "fstat", errno);
+  good_size = static_cast<std::uint64_t>(sb.st_size);
+  fd_extent = n;
+  if (options.fsync) {
+    if (auto synced = io::fsync_folder(log_dir); !synced) return synced.error();
+  }
+  return std::monostate{};
+}
+
+void recovery_log::impl::writer_loop() {
+  for (;;) {
+    std::vector<pending_batch> work;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      work_cv.wait(lock, [&] { return stopping || !pending.empty(); });
+      if (pending.empty()) return;  // stopping with nothing left
+      while (!pending.empty()) {
+        work.push_back(std::move(pending.front()));
+        pending.pop_front();
+      }
+    }
+    std::optional<decode_error> error;
+    std::set<std::uint64_t> no_space;
+    std::uint64_t written_bytes = 0;
+    std::uint64_t fsyncs = 0;
+    std::size_t i = 0;
+    bool dirty = false;
+    while (i < work.size() && !error) {
+      // The batches of one extent: one write. A new extent only after the old one is durable, so that
+      // only the last extent can ever have a torn tail.
+      if (fd < 0 || work[i].extent != fd_extent) {
+        if (fd >= 0 && dirty && options.fsync) {
+          if (::fdatasync(fd) != 0) {
+            error = mq_error(mq::MQRC_RESOURCE_PROBLEM, (log_dir / extent_name(fd_extent)).string(),
+                             std::string("fdatasync: ") + std::strerror(errno));
+            break;
+          }
+          ++fsyncs;
+        }
+        dirty = false;
+        if (auto opened = open_extent(work[i].extent); !opened) {
+          error = mq_error(mq::MQRC_RESOURCE_PROBLEM, opened.error().field, opened.error().detail);
+          break;
+        }
+      }
+      std::size_t j = i;
+      bytes buffer;
+      while (j < work.size() && work[j].extent == fd_extent) {
+        buffer.insert(buffer.end(), work[j].data.begin(), work[j].data.end());
+        ++j;
+      }
+      std::size_t off = 0;
+      int err = 0;
+      while (off < buffer.size()) {
+        const ssize_t n =
+            ::pwrite(fd, buffer.data() + off, buffer.size() - off, static_cast<off_t>(good_size + off));
+        if (n < 0) {
+          if (errno == EINTR) continue;
+          err = errno;
+          break;
+        }
+        off += static_cast<std::size_t>(n);
+      }
+      if (err == ENOSPC || err == EFBIG) {
+        // A full file system: give the space back and fail just these batches (2056).
+        if (::ftruncate(fd, static_cast<off_t>(good_size)) != 0) {
+          error = mq_error(mq::MQRC_RESOURCE_PROBLEM, (log_dir / extent_name(fd_extent)).string(),
+                           std::string("ftruncate after a full file system: ") + std::strerror(errno));
+          break;
+        }
+        for (std::size_t k = i; k < j; ++k) no_space.insert(work[k].seq);
+      } else if (err != 0) {
+        error = mq_error(mq::MQRC_RESOURCE_PROBLEM, (log_dir / extent_name(fd_extent)).string(),
+                         std::string("write: ") + std::strerror(err));
+        break;
+      } else {
+        good_size += buffer.size();
+        written_bytes += buffer.size();
+        dirty = true;
+      }
+      i = j;
+    }
+    if (!error && dirty && options.fsync) {
+      if (::fdatasync(fd) != 0) {
+        // After a failed fsync the page cache cannot be trusted: the log is finished [D].
+        error = mq_error(mq::MQRC_RESOURCE_PROBLEM, (log_dir / extent_name(fd_extent)).string(),
+                         std::string("fdatasync: ") + std::strerror(errno));
+      } else {
+        ++fsyncs;
+      }
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    if (error && !fatal) fatal = error;
+    failed_space.insert(no_space.begin(), no_space.end());
+    completed_seq = std::max(completed_seq, work.back().seq);
+    st.fsyncs += fsyncs;
+    st.bytes += written_bytes;
+    done_cv.notify_all();
+    if (fatal) {
+      // Nothing more is written; whatever is queued fails.
+      if (!pending.empty()) completed_seq = std::max(completed_seq, pending.back().seq);
+      pending.clear();
+      done_cv.notify_all();
+    }
+  }
+}
+
+recovery_log::recovery_log() : impl_(std::make_unique<impl>()) {}
+
+recovery_log::~recovery_log() {
+  if (!impl_) return;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->stopping = true;
+  }
+  impl_->work_cv.notify_all();
+  if (impl_->writer.joinable()) impl_->writer.join();
+  if (impl_->fd >= 0) ::close(impl_->fd);
+}
+
+result<std::unique_ptr<recovery_log>> recovery_log::open(const std::filesystem::path& qmgr_dir,
+                                                         queue_file_fn queue_file, log_options options,
+                                                         recovered_state& recovered) {
+  std::unique_ptr<recovery_log> log(new recovery_log());
+  impl& d = *log->impl_;
+  d.log_dir = qmgr_dir / "log";
+  d.queue_file = std::move(queue_file);
+  d.options = options;
+  std::error_code ec;
+  std::filesystem::create_directories(d.log_dir, ec);
+  if (ec) return io::error_from_code(d.log_dir, "create", ec);
+
+  const auto control_path = d.log_dir / "amqhlctl.lfh";
+  if (std::filesystem::exists(control_path, ec)) {
+    auto raw = read_all(control_path);
+    if (!raw) return raw.error();
+    auto c = decode_control(*raw);
+    if (!c)
+      return mq_error(mq::MQRC_RESOURCE_PROBLEM, control_path.string(),
+                      "log control file is damaged (bad magic, length or checksum)");
+    d.control = std::move(*c);
+  }
+
+  // Extents older than the control file's oldest are what a crash left of a finished checkpoint.
+  std::vector<std::uint64_t> extents;
+  for (auto n : list_extents(d.log_dir)) {
+    if (n < d.control.oldest_extent) {
+      std::filesystem::remove(d.log_dir / extent_name(n), ec);
+    } else {
+      extents.push_back(n);
+    }
+  }
+
+  // Per queue: its file (checkpoint number, messages), loaded once when first named.
+  struct queue_state {
+    bool exists = false;
+    std::uint64_t checkpoint = 0;
+    std::vector<stored_message> messages;
+    std::vector<bool> erased;                                               // got during replay
+    std::unordered_map<mqi::message_token, std::size_t, token_hash> index;  // token → position
+  };
+  std::map<std::string, queue_state> queues;
+  std::optional<decode_error> load_error;
+  const auto load = [&](const std::string& name) -> queue_state& {
+    auto [it, fresh] = queues.try_emplace(name);
+    if (!fresh) return it->second;
+    queue_state& q = it->second;
+    const auto path = d.queue_file(name);
+    if (!path) return q;
+    q.exists = true;
+    std::error_code exists_ec;
+    if (!std::filesystem::exists(*path, exists_ec)) return q;  // missing: empty, checkpoint 0
+    auto raw = read_all(*path);
+    if (!raw) {
+      if (!load_error) load_error = raw.error();
+      return q;
+    }
+    auto decoded = log_codec::decode_queue_file(*raw);
+    if (!decoded) {
+      if (!load_error) {
+        decode_error e = decoded.error();
+        e.detail = "queue " + name + " (" + path->string() + "): " + e.detail;
+        load_error = e;
+      }
+      return q;
+    }
+    q.checkpoint = decoded->first;
+    q.messages = std::move(decoded->second);
+    q.erased.assign(q.messages.size(), false);
+    for (std::size_t k = 0; k < q.messages.size(); ++k) q.index[q.messages[k].token] = k;
+    return q;
+  };
+  for (const auto& name : d.control.queues) load(name);
+
+  for (auto n : extents) {
+    const auto path = d.log_dir / extent_name(n);
+    auto raw = read_all(path);
+    if (!raw) return raw.error();
+    auto contents = log_codec::decode_extent(*raw);
+    recovered.torn_bytes_ignored += raw->size() - contents.good_bytes;
+    for (const auto& batch : contents.batches) {
+      ++recovered.batches_replayed;
+      for (const auto& op : batch) {
+        queue_state& q = load(op.queue);
+        if (load_error) return *load_error;
+        if (!q.exists || n < q.checkpoint) continue;  // gone, or already in its file
+        // A put appends; gets and backout changes find their message by token. A got message is
+        // marked and dropped at the end, so that positions stay valid meanwhile.
+        if (op.what == log_op::kind::put) {
+          q.index[op.message.token] = q.messages.size();
+          q.messages.push_back(op.message);
+          q.erased.push_back(false);
+          continue;
+        }
+        auto found = q.index.find(op.message.token);
+        if (found == q.index.end()) continue;
+        if (op.what == log_op::kind::get) {
+          q.erased[found->second] = true;
+          q.messages[found->second].md.clear();
+          q.messages[found->second].data.clear();
+          q.index.erase(found);
+        } else {
+          q.messages[found->second].backout_count = op.message.backout_count;
+        }
+      }
+    }
+  }
+  if (load_error) return *load_error;
+
+  for (auto& [name, q] : queues) {
+    if (!q.exists) continue;
+    std::vector<stored_message> kept;
+    kept.reserve(q.messages.size());
+    for (std::size_t k = 0; k < q.messages.size(); ++k)
+      if (!q.erased[k]) kept.push_back(std::move(q.messages[k]));
+    d.seen_queues.insert(name);  // every queue recovery read: the next checkpoint rewrites its file
+    recovered.queues[name] = std::move(kept);
+  }
+
+  // A new incarnation, durable before anything is appended (tokens never repeat).
+  d.control.incarnation += 1;
+  if (auto written = write_atomically(control_path, encode_control(d.control), true, ".tmp"); !written)
+    return written.error();
+  recovered.incarnation = d.control.incarnation;
+  recovered.next_token = 1;
+
+  d.append_extent = std::max(d.control.oldest_extent, extents.empty() ? 0 : extents.back() + 1);
+  d.writer = std::thread([&d] { d.writer_loop(); });
+  return log;
+}
+
+std::uint64_t recovery_log::append(const std::vector<log_op>& batch) {
+  bytes data;
+  log_codec::encode_batch(batch, data);
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  const std::uint64_t seq = impl_->next_seq++;
+  for (const auto& op : batch) impl_->seen_queues.insert(op.queue);
+  impl_->append_extent_bytes += data.size();
+  ++impl_->st.batches;
+  if (impl_->fatal) {
+    impl_->completed_seq = std::max(impl_->completed_seq, seq);
+    return seq;
+  }
+  impl_->pending.push_back({seq, impl_->append_extent, std::move(data)});
+  impl_->work_cv.notify_one();
+  return seq;
+}
+
+result<std::monostate> recovery_log::wait_durable(std::uint64_t seq) {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  impl_->done_cv.wait(lock, [&] { return impl_->completed_seq >= seq || impl_->fatal.has_value(); });
+  if (auto it = impl_->failed_space.find(seq); it != impl_->failed_space.end()) {
+    impl_->failed_space.erase(it);
+    return mq_error(mq::MQRC_Q_SPACE_NOT_AVAILABLE, (impl_->log_dir).string(),
+                    "the log's file system is full: the batch is not in the log");
+  }
+  if (impl_->fatal) return *impl_->fatal;
+  return std::monostate{};
+}
+
+bool recovery_log::needs_checkpoint() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return !impl_->checkpoint_running && !impl_->fatal &&
+         impl_->append_extent_bytes >= impl_->options.checkpoint_bytes;
+}
+
+std::uint64_t recovery_log::begin_checkpoint(std::uint64_t next_token) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->checkpoint_running = true;
+  impl_->checkpoint_seq = impl_->next_seq - 1;
+  impl_->checkpoint_next_token = next_token;
+  impl_->append_extent += 1;
+  impl_->append_extent_bytes = 0;
+  return impl_->append_extent;
+}
+
+result<std::monostate> recovery_log::write_checkpoint(
+    std::uint64_t checkpoint, const std::map<std::string, std::vector<stored_message>>& queues) {
+  impl& d = *impl_;
+  std::set<std::string> names;
+  {
+    std::lock_guard<std::mutex> lock(d.mu);
+    names = d.seen_queues;
+    names.insert(d.control.queues.begin(), d.control.queues.end());
+  }
+  const auto finish = [&d](result<std::monostate> r) {
+    std::lock_guard<std::mutex> lock(d.mu);
+    d.checkpoint_running = false;
+    return r;
+  };
+  // Extent N must be durable before any queue file claims to hold what it says.
+  std::uint64_t seq = 0;
+  {
+    std::lock_guard<std::mutex> lock(d.mu);
+    seq = d.checkpoint_seq;
+  }
+  if (seq > 0) {
+    std::unique_lock<std::mutex> lock(d.mu);
+    d.done_cv.wait(lock, [&] { return d.completed_seq >= seq || d.fatal.has_value(); });
+    if (d.fatal) {
+      d.checkpoint_running = false;
+      return *d.fatal;
+    }
+  }
+  for (const auto& [name, messages] : queues) names.insert(name);
+
+  control_data next = d.control;
+  next.queues.clear();
+  std::size_t written = 0;
+  bytes content;
+  for (const auto& name : names) {
+    const auto path = d.queue_file(name);
+    if (!path) continue;  // the queue is gone
+    const auto found = queues.find(name);
+    static const std::vector<stored_message> none;
+    const auto& messages = found == queues.end() ? none : found->second;
+    content.clear();
+    log_codec::encode_queue_file(checkpoint, messages, content);
+    if (auto w = write_atomically(*path, content, d.options.fsync, ".ckpt"); !w) return finish(w.error());
+    if (!messages.empty()) next.queues.insert(name);
+    ++written;
+    if (detail::after_checkpoint_queue_file != nullptr) detail::after_checkpoint_queue_file(written);
+  }
+  next.oldest_extent = checkpoint;
+  next.next_token = d.checkpoint_next_token;
+  if (auto w = write_atomically(d.log_dir / "amqhlctl.lfh", encode_control(next), d.options.fsync, ".tmp");
+      !w)
+    return finish(w.error());
+  std::error_code ec;
+  for (auto n : list_extents(d.log_dir)) {
+    if (n < checkpoint) std::filesystem::remove(d.log_dir / extent_name(n), ec);
+  }
+  std::lock_guard<std::mutex> lock(d.mu);
+  d.control = std::move(next);
+  // seen_queues is kept (it is bounded by the number of queues): a queue named after begin_checkpoint
+  // must be rewritten by the next checkpoint too.
+  ++d.st.checkpoints;
+  d.checkpoint_running = false;
+  return std::monostate{};
+}
+
+recovery_log::stats recovery_log::statistics() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->st;
+}
+
+}  // namespace imsb::qmgr
