@@ -1,0 +1,180 @@
+#pragma once
+// Private to qmgr/src: the state of the running queue manager (queue_manager.hpp) shared by
+// queue_manager.cpp (messages, units of work, the in-process connection) and engine_admin.cpp (MQSC,
+// inquiries). [D] throughout: one mutex guards everything here; the recovery log is waited for outside it.
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "imsb/mqi/connection.hpp"
+#include "imsb/objects/catalog.hpp"
+#include "imsb/objects/object.hpp"
+#include "imsb/objects/resolution.hpp"
+#include "imsb/qmgr/message_rules.hpp"
+#include "imsb/qmgr/queue_manager.hpp"
+#include "imsb/qmgr/recovery_log.hpp"
+#include "imsb/qmgr/store.hpp"
+
+namespace imsb::qmgr::engine_detail {
+
+// A message's immutable part, shared by the queue and any browse copy.
+struct body {
+  mq::mqmd md;
+  bytes data;
+};
+
+// The order of a local queue: priority descending, then arrival (MSGDLVSQ(PRIORITY), spec/mq.md [C]).
+struct msg_key {
+  std::int32_t priority = 0;
+  std::uint64_t seq = 0;
+  bool operator<(const msg_key& o) const noexcept {
+    return priority != o.priority ? priority > o.priority : seq < o.seq;
+  }
+};
+
+struct msg_entry {
+  std::shared_ptr<const body> b;
+  mqi::message_token token{};
+  bool persistent = false;
+  std::int64_t put_time_ms = 0;
+  std::int32_t backout_count = 0;
+  std::uint64_t locked_by = 0;   // the connection whose unit of work got it under syncpoint; 0: none
+  bool uncommitted_put = false;  // put under syncpoint and not committed yet: invisible to others
+  bool visible() const noexcept { return locked_by == 0 && !uncommitted_put; }
+};
+
+struct local_queue {
+  std::map<msg_key, msg_entry> messages;
+  std::int32_t open_input = 0;
+  std::int32_t open_output = 0;
+  bool exclusive = false;  // one handle has it open for exclusive input
+};
+
+struct handle_state {
+  std::string object_name;  // as opened, trimmed: the definition whose attributes apply (alias, remote)
+  std::string local_queue;  // the queue put to or got from (the xmitq for a remote queue)
+  std::string resolved_q, resolved_qmgr;
+  bool xmit = false;
+  std::int32_t options = 0;
+  bool input = false;
+  bool exclusive = false;
+  std::optional<std::uint64_t> browse_seq;  // arrival number of the message under the browse cursor
+};
+
+struct uow_op {
+  bool put = true;  // else a get under syncpoint
+  std::string queue;
+  msg_key key;
+};
+
+struct conn_state {
+  std::uint64_t id = 0;
+  principal who;
+  bool broken = false;        // stop_connections / the queue manager ended: MQRC_CONNECTION_BROKEN
+  bool disconnected = false;  // MQDISC ran: MQRC_HCONN_ERROR
+  std::map<mqi::hobj, handle_state> handles;
+  mqi::hobj next_handle = 1;
+  std::vector<uow_op> uow;
+};
+
+decode_error mqi_error(std::string call, std::int32_t rc, std::string detail);
+
+inline std::string pad(std::string_view s, std::size_t n) {
+  std::string out(s.substr(0, n));
+  out.resize(n, ' ');
+  return out;
+}
+inline std::string trimmed(std::string_view s) { return std::string(objects::trim_name(s)); }
+inline bool attr_is(const objects::object_record* rec, std::string_view keyword, std::string_view value) {
+  return rec != nullptr && rec->text(keyword) == value;
+}
+
+class engine {
+ public:
+  engine(queue_manager_store store, qmgr_lock lock, runtime_options options, objects::object_catalog catalog);
+
+  // --- shared state, guarded by mu -------------------------------------------------------------------
+  mutable std::mutex mu;
+  std::condition_variable cv;
+  queue_manager_store store;
+  qmgr_lock lock;
+  runtime_options options;
+  objects::object_catalog catalog;
+  objects::catalog_snapshot snap;  // catalog.snapshot(), remade after each change
+  std::unique_ptr<recovery_log> log;
+  std::map<std::string, local_queue> queues;  // local queues by real name (made on first use)
+  std::map<std::uint64_t, std::shared_ptr<conn_state>> conns;
+  std::uint64_t next_conn = 1;
+  std::uint64_t next_seq = 1;
+  std::uint64_t next_token = 1;
+  std::uint64_t msg_id_counter = 0;
+  std::uint64_t incarnation = 0;
+  bool quiescing = false;
+  bool ended = false;
+  bool checkpoint_running = false;
+  int log_waiters = 0;  // threads in wait_durable / write_checkpoint outside mu
+  queue_manager::stats counters;
+  queue_manager::runtime_command_fn runtime_handler;
+
+  // The `q` file of each local queue, for the log (its queue_file_fn runs outside mu, in checkpoints).
+  std::mutex files_mu;
+  std::map<std::string, std::filesystem::path> queue_files;
+  void refresh_queue_files();  // mu held
+
+  std::mutex err_mu;  // the error log file
+  std::filesystem::path error_log_path;
+
+  // --- helpers (mu held unless said) -----------------------------------------------------------------
+  std::chrono::system_clock::time_point now() const;
+  std::int64_t now_ms() const;
+  void log_error(const std::string& line);  // any lock state; takes err_mu only
+
+  const objects::object_record* queue_record(const std::string& name) const;
+  local_queue* queue_of(const std::string& name);  // nullptr unless a QLOCAL of that name exists
+  void refresh_after_catalog_change();
+  bool authorized(const principal& who, std::string_view objtype, const std::string& name,
+                  std::string_view authority) const;
+
+  mqi::message_token new_token();
+  rules::put_context context_for(const principal& who, const objects::object_record* defaults);
+  static stored_message to_stored(const msg_entry& e);
+
+  // Puts one message on a local queue: PUT(DISABLED), MAXMSGL, MAXDEPTH. `uow` non-null: under
+  // syncpoint (invisible until commit). Persistent puts outside syncpoint join `batch`.
+  result<msg_key> deliver(conn_state* uow, const std::string& queue, const mq::mqmd& md, bytes data,
+                          std::vector<log_op>& batch, const char* call);
+  // A report or other queue-manager message to (queue, qmgr) by name resolution, else the DLQ with
+  // `reason`, else discarded with an error-log line.
+  void send_report(conn_state* uow, const rules::outgoing& out, std::vector<log_op>& batch);
+  void report(rules::report_kind kind, const msg_entry& e, conn_state* uow, std::vector<log_op>& batch);
+
+  void commit_locked(conn_state& c, std::vector<log_op>& batch);
+  void backout_locked(conn_state& c, std::vector<log_op>& batch);
+  void close_handle_locked(conn_state& c, mqi::hobj h);
+  void break_locked(conn_state& c, std::vector<log_op>& batch);
+
+  // Appends `batch` (when not empty), releases `lk`, waits until it is on disk, then takes a checkpoint
+  // when the log asks for one. Returns with `lk` released.
+  result<std::monostate> finish(std::unique_lock<std::mutex>& lk, std::vector<log_op>& batch,
+                                const char* call);
+  void maybe_checkpoint(std::unique_lock<std::mutex>& lk);
+
+  // engine_admin.cpp
+  // `lk` holds mu; it is released only while the runtime-command handler runs (the server's code).
+  result<mqi::mqsc_reply> run_mqsc(std::unique_lock<std::mutex>& lk, const conn_state& c,
+                                   const std::string& script);
+  result<std::vector<mqi::object_attributes>> inquire_objects(const conn_state& c, const std::string& type,
+                                                              const std::string& generic);
+};
+
+// engine_connection.cpp: the in-process connection of `c` on `e`.
+std::unique_ptr<mqi::connection> make_local_connection(std::shared_ptr<engine> e,
+                                                       std::shared_ptr<conn_state> c);
+
+}  // namespace imsb::qmgr::engine_detail

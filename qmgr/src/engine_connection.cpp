@@ -1,0 +1,480 @@
+// The in-process mqi::connection of the running queue manager (queue_manager.hpp, connection.hpp):
+// MQOPEN, MQPUT, MQPUT1, MQGET, MQINQ, MQCMIT, MQBACK, MQCLOSE and MQDISC on the engine (engine.hpp).
+
+#include <algorithm>
+#include <utility>
+
+#include "engine.hpp"
+#include "imsb/mq/codes.hpp"
+#include "imsb/objects/resolution.hpp"
+
+namespace imsb::qmgr::engine_detail {
+namespace {
+
+bool matches(const msg_entry& e, const mqi::get_request& req) {
+  if ((req.match_options & mq::MQMO_MATCH_MSG_TOKEN) != 0) return e.token == req.msg_token;
+  if ((req.match_options & mq::MQMO_MATCH_MSG_ID) != 0 && req.msg_id != mq::MQMI_NONE &&
+      e.b->md.msg_id != req.msg_id)
+    return false;
+  if ((req.match_options & mq::MQMO_MATCH_CORREL_ID) != 0 && req.correl_id != mq::MQCI_NONE &&
+      e.b->md.correl_id != req.correl_id)
+    return false;
+  return true;
+}
+
+class local_connection final : public mqi::connection {
+ public:
+  local_connection(std::shared_ptr<engine> e, std::shared_ptr<conn_state> c)
+      : e_(std::move(e)), c_(std::move(c)) {}
+  ~local_connection() override {
+    // A connection that ends without MQDISC backs its unit of work out (connection.hpp).
+    std::unique_lock<std::mutex> lk(e_->mu);
+    if (c_->broken || c_->disconnected) return;
+    std::vector<log_op> batch;
+    e_->break_locked(*c_, batch);
+    (void)e_->finish(lk, batch, "MQDISC");
+  }
+
+  const std::string& qmgr_name() const override { return e_->catalog.qmgr_name(); }
+
+  result<mqi::open_result> open(const mqi::object_descriptor& od, std::int32_t options) override {
+    std::unique_lock<std::mutex> lk(e_->mu);
+    if (auto bad = check("MQOPEN")) return *bad;
+    result<mqi::hobj> h = open_locked(od, options, "MQOPEN");
+    if (!h) return h.error();
+    const handle_state& hs = c_->handles.at(*h);
+    return mqi::open_result{*h, hs.resolved_q, hs.resolved_qmgr};
+  }
+
+  result<mqi::done> close(mqi::hobj handle) override {
+    std::unique_lock<std::mutex> lk(e_->mu);
+    if (auto bad = check("MQCLOSE")) return *bad;
+    if (c_->handles.count(handle) == 0)
+      return mqi_error("MQCLOSE", mq::MQRC_HOBJ_ERROR, "handle " + std::to_string(handle) + " is not open");
+    e_->close_handle_locked(*c_, handle);
+    return mqi::done{};
+  }
+
+  result<mqi::put_result> put(mqi::hobj handle, const mq::mqmd& md, bytes_view data,
+                              std::int32_t options) override {
+    std::unique_lock<std::mutex> lk(e_->mu);
+    if (auto bad = check("MQPUT")) return *bad;
+    return put_locked(lk, handle, md, data, options, "MQPUT");
+  }
+
+  result<mqi::put_result> put1(const mqi::object_descriptor& od, const mq::mqmd& md, bytes_view data,
+                               std::int32_t options) override {
+    std::unique_lock<std::mutex> lk(e_->mu);
+    if (auto bad = check("MQPUT1")) return *bad;
+    std::int32_t oo = mq::MQOO_OUTPUT;
+    if ((options & mq::MQPMO_SET_ALL_CONTEXT) != 0) oo |= mq::MQOO_SET_ALL_CONTEXT;
+    if ((options & mq::MQPMO_SET_IDENTITY_CONTEXT) != 0) oo |= mq::MQOO_SET_IDENTITY_CONTEXT;
+    if ((options & mq::MQPMO_PASS_ALL_CONTEXT) != 0) oo |= mq::MQOO_PASS_ALL_CONTEXT;
+    if ((options & mq::MQPMO_PASS_IDENTITY_CONTEXT) != 0) oo |= mq::MQOO_PASS_IDENTITY_CONTEXT;
+    result<mqi::hobj> h = open_locked(od, oo, "MQPUT1");
+    if (!h) return h.error();
+    const mqi::hobj hv = *h;
+    auto r = put_locked(lk, hv, md, data, options, "MQPUT1");
+    if (!lk.owns_lock()) lk.lock();
+    if (!c_->broken) e_->close_handle_locked(*c_, hv);
+    return r;
+  }
+
+  result<mqi::message> get(mqi::hobj handle, const mqi::get_request& req) override;
+
+  result<mqi::queue_status> inquire(mqi::hobj handle) override {
+    std::unique_lock<std::mutex> lk(e_->mu);
+    if (auto bad = check("MQINQ")) return *bad;
+    auto it = c_->handles.find(handle);
+    if (it == c_->handles.end())
+      return mqi_error("MQINQ", mq::MQRC_HOBJ_ERROR, "handle " + std::to_string(handle) + " is not open");
+    if ((it->second.options & mq::MQOO_INQUIRE) == 0)
+      return mqi_error("MQINQ", mq::MQRC_NOT_OPEN_FOR_INQUIRE, "the queue was not opened with MQOO_INQUIRE");
+    const objects::object_record* rec = e_->queue_record(it->second.object_name);
+    if (rec == nullptr) rec = e_->queue_record(it->second.local_queue);
+    if (rec == nullptr)
+      return mqi_error("MQINQ", mq::MQRC_Q_DELETED, "queue " + it->second.object_name + " deleted");
+    mqi::queue_status st;
+    st.name = rec->name;
+    st.type = std::string(objects::to_mqsc_word(rec->type));
+    for (const auto& [k, v] : rec->attrs) st.attributes.emplace(k, v);
+    if (rec->type == objects::object_type::qlocal) {
+      if (local_queue* q = e_->queue_of(rec->name)) {
+        st.current_depth = static_cast<std::int32_t>(q->messages.size());
+        st.open_input_count = q->open_input;
+        st.open_output_count = q->open_output;
+      }
+    }
+    return st;
+  }
+
+  result<std::vector<mqi::object_attributes>> inquire_objects(const std::string& type,
+                                                              const std::string& generic) override {
+    std::unique_lock<std::mutex> lk(e_->mu);
+    if (auto bad = check("MQINQ")) return *bad;
+    return e_->inquire_objects(*c_, type, generic);
+  }
+
+  result<mqi::mqsc_reply> mqsc(const std::string& script) override {
+    std::unique_lock<std::mutex> lk(e_->mu);
+    if (auto bad = check("MQSC")) return *bad;
+    return e_->run_mqsc(lk, *c_, script);
+  }
+
+  result<mqi::done> commit() override {
+    std::unique_lock<std::mutex> lk(e_->mu);
+    if (auto bad = check("MQCMIT")) return *bad;
+    std::vector<log_op> batch;
+    e_->commit_locked(*c_, batch);
+    auto r = e_->finish(lk, batch, "MQCMIT");
+    if (!r) return r.error();
+    return mqi::done{};
+  }
+
+  result<mqi::done> backout() override {
+    std::unique_lock<std::mutex> lk(e_->mu);
+    if (auto bad = check("MQBACK")) return *bad;
+    std::vector<log_op> batch;
+    e_->backout_locked(*c_, batch);
+    auto r = e_->finish(lk, batch, "MQBACK");
+    if (!r) return r.error();
+    return mqi::done{};
+  }
+
+  result<mqi::done> disconnect() override {
+    std::unique_lock<std::mutex> lk(e_->mu);
+    if (auto bad = check("MQDISC")) return *bad;
+    std::vector<log_op> batch;
+    e_->commit_locked(*c_, batch);  // MQDISC commits on distributed platforms [I] (connection.hpp)
+    while (!c_->handles.empty()) e_->close_handle_locked(*c_, c_->handles.begin()->first);
+    c_->disconnected = true;
+    e_->conns.erase(c_->id);
+    auto r = e_->finish(lk, batch, "MQDISC");
+    if (!r) return r.error();
+    return mqi::done{};
+  }
+
+ private:
+  std::optional<decode_error> check(const char* call) const {
+    if (c_->disconnected)
+      return mqi_error(call, mq::MQRC_HCONN_ERROR, "the connection was disconnected (MQDISC)");
+    if (c_->broken)
+      return mqi_error(call, mq::MQRC_CONNECTION_BROKEN, "the queue manager ended the connection");
+    return std::nullopt;
+  }
+
+  result<mqi::hobj> open_locked(const mqi::object_descriptor& od, std::int32_t options, const char* call);
+  result<mqi::put_result> put_locked(std::unique_lock<std::mutex>& lk, mqi::hobj handle, const mq::mqmd& md,
+                                     bytes_view data, std::int32_t options, const char* call);
+
+  std::shared_ptr<engine> e_;
+  std::shared_ptr<conn_state> c_;
+};
+
+result<mqi::hobj> local_connection::open_locked(const mqi::object_descriptor& od, std::int32_t options,
+                                                const char* call) {
+  engine& e = *e_;
+  const std::int32_t input_bits =
+      options & (mq::MQOO_INPUT_AS_Q_DEF | mq::MQOO_INPUT_SHARED | mq::MQOO_INPUT_EXCLUSIVE);
+  if ((input_bits & (input_bits - 1)) != 0)
+    return mqi_error(call, mq::MQRC_OPTIONS_ERROR, "more than one MQOO_INPUT_* option");
+  const std::int32_t access =
+      input_bits | mq::MQOO_BROWSE | mq::MQOO_OUTPUT | mq::MQOO_INQUIRE | mq::MQOO_SET;
+  if ((options & access) == 0)
+    return mqi_error(call, mq::MQRC_OPTIONS_ERROR, "none of MQOO_INPUT_*, BROWSE, OUTPUT, INQUIRE, SET");
+  if (e.quiescing && (options & mq::MQOO_FAIL_IF_QUIESCING) != 0)
+    return mqi_error(call, mq::MQRC_Q_MGR_QUIESCING, "the queue manager is quiescing");
+  const std::string name = trimmed(od.object_name);
+  const std::string qmgr = trimmed(od.object_qmgr_name);
+  const bool for_input = (options & (input_bits | mq::MQOO_BROWSE | mq::MQOO_SET)) != 0;
+  const objects::resolution r = for_input ? objects::resolve_for_input(e.snap, name, qmgr)
+                                          : objects::resolve_for_output(e.snap, name, qmgr);
+  if (!r.ok()) return mqi_error(call, r.mqrc, "cannot open " + name + (qmgr.empty() ? "" : " at " + qmgr));
+  // Dynamic queues from a model queue are not supported [D] (issue 5 allows it).
+  if (r.model_queue)
+    return mqi_error(call, mq::MQRC_OPTION_NOT_VALID_FOR_TYPE,
+                     name + " is a model queue: dynamic queues are not supported by imsbridge");
+  // Authority is checked on the object named when it is a queue definition here, else on the queue
+  // the message goes to (a transmission queue when only a queue manager is named) [I] IBM's OAM.
+  const std::string auth_name = e.queue_record(name) != nullptr ? name : r.local_queue;
+  const std::pair<std::int32_t, const char*> needs[] = {
+      {input_bits, "GET"},
+      {mq::MQOO_BROWSE, "BROWSE"},
+      {mq::MQOO_OUTPUT, "PUT"},
+      {mq::MQOO_INQUIRE, "INQ"},
+      {mq::MQOO_SET, "SET"},
+      {mq::MQOO_PASS_IDENTITY_CONTEXT | mq::MQOO_PASS_ALL_CONTEXT, "PASSID"},
+      {mq::MQOO_SET_IDENTITY_CONTEXT, "SETID"},
+      {mq::MQOO_SET_ALL_CONTEXT, "SETALL"},
+  };
+  for (const auto& [bits, authority] : needs) {
+    if ((options & bits) == 0) continue;
+    if (e.authorized(c_->who, "QUEUE", auth_name, authority)) continue;
+    // SETALL includes SETID [I] IBM's OAM.
+    if (std::string_view(authority) == "SETID" && e.authorized(c_->who, "QUEUE", auth_name, "SETALL"))
+      continue;
+    e.log_error("IMB1180E: user " + c_->who.user + " not authorized: " + std::string(authority) +
+                " on queue " + auth_name + " (" + call + ")");
+    return mqi_error(call, mq::MQRC_NOT_AUTHORIZED,
+                     "user " + c_->who.user + " lacks " + authority + " authority on queue " + auth_name);
+  }
+  local_queue* q = e.queue_of(r.local_queue);
+  if (q == nullptr) return mqi_error(call, mq::MQRC_UNKNOWN_OBJECT_NAME, "no local queue " + r.local_queue);
+  handle_state hs;
+  hs.object_name = name;
+  hs.local_queue = r.local_queue;
+  hs.resolved_q = r.resolved_q;
+  hs.resolved_qmgr = r.resolved_qmgr;
+  hs.xmit = r.needs_xmit_header;
+  hs.options = options;
+  if (input_bits != 0) {
+    const objects::object_record* lrec = e.queue_record(r.local_queue);
+    const bool exclusive = input_bits == mq::MQOO_INPUT_EXCLUSIVE ||
+                           (input_bits == mq::MQOO_INPUT_AS_Q_DEF && attr_is(lrec, "DEFSOPT", "EXCL")) ||
+                           attr_is(lrec, "SHARE", "NOSHARE");
+    if (q->exclusive || (exclusive && q->open_input > 0))
+      return mqi_error(
+          call, mq::MQRC_OBJECT_IN_USE,
+          "queue " + r.local_queue + (q->exclusive ? " is open for exclusive input" : " is open for input"));
+    hs.input = true;
+    hs.exclusive = exclusive;
+    ++q->open_input;
+    q->exclusive = exclusive;
+  }
+  if ((options & mq::MQOO_OUTPUT) != 0) ++q->open_output;
+  const mqi::hobj h = c_->next_handle++;
+  c_->handles.emplace(h, std::move(hs));
+  return h;
+}
+
+result<mqi::put_result> local_connection::put_locked(std::unique_lock<std::mutex>& lk, mqi::hobj handle,
+                                                     const mq::mqmd& md, bytes_view data,
+                                                     std::int32_t options, const char* call) {
+  engine& e = *e_;
+  auto hit = c_->handles.find(handle);
+  if (hit == c_->handles.end())
+    return mqi_error(call, mq::MQRC_HOBJ_ERROR, "handle " + std::to_string(handle) + " is not open");
+  const handle_state& h = hit->second;
+  if ((h.options & mq::MQOO_OUTPUT) == 0)
+    return mqi_error(call, mq::MQRC_NOT_OPEN_FOR_OUTPUT, "the queue was not opened with MQOO_OUTPUT");
+  if ((options & mq::MQPMO_SYNCPOINT) != 0 && (options & mq::MQPMO_NO_SYNCPOINT) != 0)
+    return mqi_error(call, mq::MQRC_OPTIONS_ERROR, "MQPMO_SYNCPOINT with MQPMO_NO_SYNCPOINT");
+  if ((options & mq::MQPMO_SET_ALL_CONTEXT) != 0 && (h.options & mq::MQOO_SET_ALL_CONTEXT) == 0)
+    return mqi_error(call, mq::MQRC_OPTIONS_ERROR, "MQPMO_SET_ALL_CONTEXT needs MQOO_SET_ALL_CONTEXT");
+  if ((options & mq::MQPMO_SET_IDENTITY_CONTEXT) != 0 &&
+      (h.options & (mq::MQOO_SET_IDENTITY_CONTEXT | mq::MQOO_SET_ALL_CONTEXT)) == 0)
+    return mqi_error(call, mq::MQRC_OPTIONS_ERROR,
+                     "MQPMO_SET_IDENTITY_CONTEXT needs MQOO_SET_IDENTITY_CONTEXT");
+  const objects::object_record* opened = e.queue_record(h.object_name);
+  const objects::object_record* target = e.queue_record(h.local_queue);
+  if (target == nullptr)
+    return mqi_error(call, mq::MQRC_Q_DELETED, "queue " + h.local_queue + " was deleted");
+  // An alias or remote definition that is PUT(DISABLED) inhibits too (spec/mq.md §6 [I]).
+  if (attr_is(opened, "PUT", "DISABLED"))
+    return mqi_error(call, mq::MQRC_PUT_INHIBITED, "queue " + h.object_name + " is PUT(DISABLED)");
+  rules::put_context ctx = e.context_for(c_->who, opened != nullptr ? opened : target);
+  ctx.may_set_identity = (h.options & (mq::MQOO_SET_IDENTITY_CONTEXT | mq::MQOO_SET_ALL_CONTEXT)) != 0;
+  ctx.may_set_all = (h.options & mq::MQOO_SET_ALL_CONTEXT) != 0;
+  result<mq::mqmd> prepared = rules::prepare_put(md, options, ctx);
+  if (!prepared) {
+    decode_error err = prepared.error();
+    err.field = call + std::string(": ") + err.field;
+    return err;
+  }
+  mq::mqmd out = std::move(prepared).value();
+  if (auto ok = rules::check_put_headers(out, data); !ok) {
+    decode_error err = ok.error();
+    err.field = call + std::string(": ") + err.field;
+    return err;
+  }
+  // Reply-to queue alias and the local queue manager's name when ReplyToQMgr is blank (spec/mq.md §7.3 [C]).
+  std::string rq = trimmed(out.reply_to_q), rqm = trimmed(out.reply_to_q_mgr);
+  if (!rq.empty()) {
+    objects::apply_reply_to_alias(e.snap, rq, rqm);
+    if (rqm.empty()) rqm = e.catalog.qmgr_name();
+    out.reply_to_q = pad(rq, mq::MQ_Q_NAME_LENGTH);
+    out.reply_to_q_mgr = pad(rqm, mq::MQ_Q_MGR_NAME_LENGTH);
+  }
+  const bool syncpoint = (options & mq::MQPMO_SYNCPOINT) != 0;
+  conn_state* uow = syncpoint ? c_.get() : nullptr;
+  std::vector<log_op> batch;
+  result<msg_key> key = [&]() -> result<msg_key> {
+    if (!h.xmit) return e.deliver(uow, h.local_queue, out, data.to_bytes(), batch, call);
+    rules::outgoing x = rules::make_xmit(out, data, h.local_queue, h.resolved_q, h.resolved_qmgr);
+    return e.deliver(uow, h.local_queue, x.md, std::move(x.data), batch, call);
+  }();
+  if (!key) return key.error();
+  ++e.counters.puts;
+  if (!h.xmit && (out.report & mq::MQRO_COA) != 0) {
+    // COA when the message reaches its local queue, in the put's unit of work (spec/mq.md §2.3 [C]).
+    const msg_entry& ent = e.queues[h.local_queue].messages.at(*key);
+    e.report(rules::report_kind::coa, ent, uow, batch);
+  }
+  mqi::put_result pr{out, h.resolved_q, h.resolved_qmgr};
+  e.cv.notify_all();
+  const std::string queue = h.local_queue;
+  auto r = e.finish(lk, batch, call);
+  if (!r) {
+    // A batch the full file system refused is not in the log: the put is undone in memory, so that
+    // the call that failed changed nothing (recovery_log.hpp) [D]. (A unit of work's commit is not
+    // undone this way; see the report of issue 5.)
+    if (static_cast<std::int32_t>(r.error().code.value()) == mq::MQRC_Q_SPACE_NOT_AVAILABLE && !syncpoint) {
+      std::lock_guard<std::mutex> g(e.mu);
+      auto qit = e.queues.find(queue);
+      if (qit != e.queues.end()) qit->second.messages.erase(*key);
+    }
+    return r.error();
+  }
+  return pr;
+}
+
+result<mqi::message> local_connection::get(mqi::hobj handle, const mqi::get_request& req) {
+  std::unique_lock<std::mutex> lk(e_->mu);
+  if (auto bad = check("MQGET")) return *bad;
+  engine& e = *e_;
+  auto hit = c_->handles.find(handle);
+  if (hit == c_->handles.end())
+    return mqi_error("MQGET", mq::MQRC_HOBJ_ERROR, "handle " + std::to_string(handle) + " is not open");
+  const bool browse = (req.options & (mq::MQGMO_BROWSE_FIRST | mq::MQGMO_BROWSE_NEXT)) != 0;
+  if (browse && (hit->second.options & mq::MQOO_BROWSE) == 0)
+    return mqi_error("MQGET", mq::MQRC_NOT_OPEN_FOR_BROWSE, "the queue was not opened with MQOO_BROWSE");
+  if (!browse && !hit->second.input)
+    return mqi_error("MQGET", mq::MQRC_NOT_OPEN_FOR_INPUT, "the queue was not opened for input");
+  if ((req.options & mq::MQGMO_SYNCPOINT) != 0 && (req.options & mq::MQGMO_NO_SYNCPOINT) != 0)
+    return mqi_error("MQGET", mq::MQRC_OPTIONS_ERROR, "MQGMO_SYNCPOINT with MQGMO_NO_SYNCPOINT");
+  // MQGMO_LOCK (a browse lock) is not supported [D]: say so rather than ignore it.
+  if ((req.options & mq::MQGMO_LOCK) != 0)
+    return mqi_error("MQGET", mq::MQRC_OPTIONS_ERROR, "MQGMO_LOCK is not supported by imsbridge");
+  // MQGMO_MSG_UNDER_CURSOR: the message the last browse returned, whatever the match options.
+  const bool under_cursor = !browse && (req.options & mq::MQGMO_MSG_UNDER_CURSOR) != 0;
+  if (under_cursor && !hit->second.browse_seq)
+    return mqi_error("MQGET", mq::MQRC_NO_MSG_UNDER_CURSOR, "no browse has positioned the cursor");
+  if ((e.quiescing || e.ended) && (req.options & mq::MQGMO_FAIL_IF_QUIESCING) != 0)
+    return mqi_error("MQGET", mq::MQRC_Q_MGR_QUIESCING, "the queue manager is quiescing");
+  const bool syncpoint = !browse && (req.options & mq::MQGMO_SYNCPOINT) != 0;
+  const bool wait = (req.options & mq::MQGMO_WAIT) != 0;
+  const bool unlimited = wait && req.wait_interval_ms == mq::MQWI_UNLIMITED;
+  // Waits are measured on the steady clock whatever options.clock says (expiry uses options.clock).
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(wait && !unlimited ? std::max(0, req.wait_interval_ms) : 0);
+  std::vector<log_op> batch;
+  for (;;) {
+    if (c_->broken)
+      return mqi_error("MQGET", mq::MQRC_CONNECTION_BROKEN, "the queue manager ended the connection");
+    handle_state& h = c_->handles.at(handle);
+    local_queue* q = e.queue_of(h.local_queue);
+    if (q == nullptr)
+      return mqi_error("MQGET", mq::MQRC_Q_DELETED, "queue " + h.local_queue + " was deleted");
+    if (!browse && (attr_is(e.queue_record(h.local_queue), "GET", "DISABLED") ||
+                    attr_is(e.queue_record(h.object_name), "GET", "DISABLED")))
+      return mqi_error("MQGET", mq::MQRC_GET_INHIBITED, "queue " + h.object_name + " is GET(DISABLED)");
+    // One pass: expired messages met are removed (their own batch, an EXPIRATION report each).
+    const std::int64_t now = e.now_ms();
+    std::vector<msg_key> expired;
+    std::optional<msg_key> found;
+    const bool from_cursor = browse && (req.options & mq::MQGMO_BROWSE_NEXT) != 0 && h.browse_seq.has_value();
+    for (const auto& [k, m] : q->messages) {
+      if (!m.visible()) continue;
+      if (rules::expired(m.b->md.expiry, m.put_time_ms, now)) {
+        expired.push_back(k);
+        continue;
+      }
+      if (under_cursor) {
+        if (k.seq != *h.browse_seq) continue;
+        found = k;
+        break;
+      }
+      if (!matches(m, req)) continue;
+      if (browse) {
+        // Browse cursors go by arrival [D] (the brief of issue 5).
+        if (from_cursor && k.seq <= *h.browse_seq) continue;
+        if (!found || k.seq < found->seq) found = k;
+      } else {
+        found = k;  // the first in queue order; expired messages after it wait until a get meets them
+        break;
+      }
+    }
+    for (const msg_key& k : expired) {
+      auto it = q->messages.find(k);
+      msg_entry m = std::move(it->second);
+      q->messages.erase(it);
+      ++e.counters.expired;
+      if (m.persistent) {
+        log_op g{log_op::kind::get, h.local_queue, {}};
+        g.message.token = m.token;
+        batch.push_back(std::move(g));
+      }
+      e.report(rules::report_kind::expiration, m, nullptr, batch);
+      q = e.queue_of(h.local_queue);  // a report may have gone to this very queue
+    }
+    if (found) {
+      auto it = q->messages.find(*found);
+      msg_entry& m = it->second;
+      const std::size_t len = m.b->data.size();
+      if (req.max_length && len > *req.max_length && (req.options & mq::MQGMO_ACCEPT_TRUNCATED_MSG) == 0) {
+        (void)e.finish(lk, batch, "MQGET");
+        return mqi_error(
+            "MQGET", mq::MQRC_TRUNCATED_MSG_FAILED,
+            "message of " + std::to_string(len) + " bytes, buffer " + std::to_string(*req.max_length));
+      }
+      mqi::message out;
+      out.md = m.b->md;
+      out.md.version = mq::MQMD_VERSION_2;
+      out.md.backout_count = m.backout_count;
+      out.md.expiry = rules::remaining(m.b->md.expiry, m.put_time_ms, now);
+      out.data_length = len;
+      out.data.assign(m.b->data.begin(),
+                      m.b->data.begin() +
+                          static_cast<std::ptrdiff_t>(req.max_length ? std::min(len, *req.max_length) : len));
+      out.token = m.token;
+      if (browse) {
+        h.browse_seq = found->seq;
+      } else {
+        ++e.counters.gets;
+        if (syncpoint) {
+          m.locked_by = c_->id;
+          c_->uow.push_back(uow_op{false, h.local_queue, *found});
+        } else {
+          if (m.persistent) {
+            log_op g{log_op::kind::get, h.local_queue, {}};
+            g.message.token = m.token;
+            batch.push_back(std::move(g));
+          }
+          msg_entry gone = std::move(m);
+          q->messages.erase(it);
+          if ((gone.b->md.report & mq::MQRO_COD) != 0)
+            e.report(rules::report_kind::cod, gone, nullptr, batch);
+        }
+      }
+      auto r = e.finish(lk, batch, "MQGET");
+      if (!r) return r.error();
+      return out;
+    }
+    if (!batch.empty()) {
+      // Expired messages removed: make that durable before waiting on.
+      auto r = e.finish(lk, batch, "MQGET");
+      lk.lock();
+      if (!r) return r.error();
+      continue;
+    }
+    if (under_cursor)
+      return mqi_error("MQGET", mq::MQRC_NO_MSG_UNDER_CURSOR, "the message under the browse cursor is gone");
+    if (wait && (e.quiescing || e.ended))
+      return mqi_error("MQGET", mq::MQRC_Q_MGR_QUIESCING, "the queue manager is quiescing");
+    if (!wait || (!unlimited && std::chrono::steady_clock::now() >= deadline))
+      return mqi_error("MQGET", mq::MQRC_NO_MSG_AVAILABLE, "no message on " + h.local_queue);
+    if (unlimited)
+      e.cv.wait(lk);
+    else
+      e.cv.wait_until(lk, deadline);
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<mqi::connection> make_local_connection(std::shared_ptr<engine> e,
+                                                       std::shared_ptr<conn_state> c) {
+  return std::make_unique<local_connection>(std::move(e), std::move(c));
+}
+
+}  // namespace imsb::qmgr::engine_detail

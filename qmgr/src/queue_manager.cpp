@@ -1,0 +1,482 @@
+// The running queue manager (queue_manager.hpp): messages, units of work, waits, expiry, reports, the
+// dead-letter queue, transmission queues and authorization, and its in-process mqi::connection.
+// MQSC and inquiries are in engine_admin.cpp. [D] unless a spec section is cited.
+
+#include "imsb/qmgr/queue_manager.hpp"
+
+#include <algorithm>
+#include <ctime>
+#include <fstream>
+#include <utility>
+
+#include "engine.hpp"
+#include "imsb/mq/codes.hpp"
+#include "imsb/objects/resolution.hpp"
+
+namespace imsb::qmgr {
+namespace engine_detail {
+
+namespace fs = std::filesystem;
+
+decode_error mqi_error(std::string call, std::int32_t rc, std::string detail) {
+  return decode_error{mq::make_mqrc(rc), std::move(call), 0, std::move(detail)};
+}
+
+engine::engine(queue_manager_store st, qmgr_lock lk, runtime_options opts, objects::object_catalog cat)
+    : store(std::move(st)), lock(std::move(lk)), options(std::move(opts)), catalog(std::move(cat)) {
+  snap = catalog.snapshot();
+  error_log_path =
+      options.error_log.empty() ? store.directory() / "errors" / "AMQERR01.LOG" : options.error_log;
+}
+
+std::chrono::system_clock::time_point engine::now() const {
+  return options.clock ? options.clock() : std::chrono::system_clock::now();
+}
+
+std::int64_t engine::now_ms() const {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(now().time_since_epoch()).count();
+}
+
+void engine::log_error(const std::string& line) {
+  const std::time_t t = std::chrono::system_clock::to_time_t(now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  std::lock_guard<std::mutex> g(err_mu);
+  std::error_code ec;
+  fs::create_directories(error_log_path.parent_path(), ec);
+  std::ofstream out(error_log_path, std::ios::app);
+  out << stamp << ' ' << line << '\n';
+}
+
+const objects::object_record* engine::queue_record(const std::string& name) const {
+  return catalog.find(objects::object_family::queue, name);
+}
+
+local_queue* engine::queue_of(const std::string& name) {
+  const objects::object_record* rec = queue_record(name);
+  if (rec == nullptr || rec->type != objects::object_type::qlocal) return nullptr;
+  return &queues[name];
+}
+
+void engine::refresh_queue_files() {
+  std::map<std::string, fs::path> files;
+  for (const objects::object_record* rec : catalog.list(objects::object_family::queue)) {
+    if (rec->type != objects::object_type::qlocal) continue;
+    if (auto dir = store.object_path(catalog, objects::object_family::queue, rec->name))
+      files[rec->name] = *dir / "q";
+  }
+  std::lock_guard<std::mutex> g(files_mu);
+  queue_files = std::move(files);
+}
+
+void engine::refresh_after_catalog_change() {
+  snap = catalog.snapshot();
+  refresh_queue_files();
+  for (auto it = queues.begin(); it != queues.end();) {
+    const objects::object_record* rec = queue_record(it->first);
+    if (rec == nullptr || rec->type != objects::object_type::qlocal)
+      it = queues.erase(it);
+    else
+      ++it;
+  }
+}
+
+bool engine::authorized(const principal& who, std::string_view objtype, const std::string& name,
+                        std::string_view authority) const {
+  if (who.administrator) return true;
+  return rules::authorized(catalog.authrecs(), who.user, who.groups, objtype, name, authority);
+}
+
+mqi::message_token engine::new_token() {
+  // Incarnation then counter, both big-endian: unique across restarts even if a counter were reused,
+  // since every start has a new incarnation (recovery_log.hpp) [D].
+  mqi::message_token t{};
+  const std::uint64_t c = next_token++;
+  for (int i = 0; i < 8; ++i) {
+    t[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(incarnation >> (56 - 8 * i));
+    t[static_cast<std::size_t>(8 + i)] = static_cast<std::uint8_t>(c >> (56 - 8 * i));
+  }
+  return t;
+}
+
+rules::put_context engine::context_for(const principal& who, const objects::object_record* defaults) {
+  rules::put_context ctx;
+  ctx.qmgr_name = catalog.qmgr_name();
+  ctx.user = who.user;
+  ctx.appl_name = who.appl_name;
+  ctx.queue_default_persistence =
+      attr_is(defaults, "DEFPSIST", "YES") ? mq::MQPER_PERSISTENT : mq::MQPER_NOT_PERSISTENT;
+  ctx.queue_default_priority =
+      defaults != nullptr ? static_cast<std::int32_t>(defaults->integer("DEFPRTY").value_or(0)) : 0;
+  ctx.now = now();
+  ctx.msg_id_counter = ++msg_id_counter;
+  ctx.incarnation = incarnation;
+  return ctx;
+}
+
+stored_message engine::to_stored(const msg_entry& e) {
+  stored_message s;
+  s.token = e.token;
+  s.put_time_ms = e.put_time_ms;
+  s.backout_count = e.backout_count;
+  mq::mqmd md = e.b->md;
+  md.version = mq::MQMD_VERSION_2;
+  mq::encode_mqmd(md, 0x111, 819, s.md);
+  s.data = e.b->data;
+  return s;
+}
+
+result<msg_key> engine::deliver(conn_state* uow, const std::string& queue, const mq::mqmd& md, bytes data,
+                                std::vector<log_op>& batch, const char* call) {
+  const objects::object_record* rec = queue_record(queue);
+  local_queue* q = queue_of(queue);
+  if (q == nullptr) return mqi_error(call, mq::MQRC_UNKNOWN_OBJECT_NAME, "no local queue " + queue);
+  if (attr_is(rec, "PUT", "DISABLED"))
+    return mqi_error(call, mq::MQRC_PUT_INHIBITED, "queue " + queue + " is PUT(DISABLED)");
+  const auto qm_max = catalog.qmgr().integer("MAXMSGL").value_or(4194304);
+  if (static_cast<std::int64_t>(data.size()) > qm_max)
+    return mqi_error(
+        call, mq::MQRC_MSG_TOO_BIG_FOR_Q_MGR,
+        std::to_string(data.size()) + " bytes > queue manager MAXMSGL " + std::to_string(qm_max));
+  const auto q_max = rec->integer("MAXMSGL").value_or(4194304);
+  if (static_cast<std::int64_t>(data.size()) > q_max)
+    return mqi_error(
+        call, mq::MQRC_MSG_TOO_BIG_FOR_Q,
+        std::to_string(data.size()) + " bytes > MAXMSGL " + std::to_string(q_max) + " of " + queue);
+  const auto depth = rec->integer("MAXDEPTH").value_or(5000);
+  if (static_cast<std::int64_t>(q->messages.size()) >= depth)
+    return mqi_error(call, mq::MQRC_Q_FULL, "queue " + queue + " holds MAXDEPTH " + std::to_string(depth));
+
+  msg_entry e;
+  e.b = std::make_shared<const body>(body{md, std::move(data)});
+  e.token = new_token();
+  e.persistent = md.persistence == mq::MQPER_PERSISTENT;
+  e.put_time_ms = now_ms();
+  e.uncommitted_put = uow != nullptr;
+  const msg_key key{std::clamp(md.priority, 0, 9), next_seq++};
+  if (uow != nullptr)
+    uow->uow.push_back(uow_op{true, queue, key});
+  else if (e.persistent)
+    batch.push_back(log_op{log_op::kind::put, queue, to_stored(e)});
+  q->messages.emplace(key, std::move(e));
+  return key;
+}
+
+void engine::send_report(conn_state* uow, const rules::outgoing& out, std::vector<log_op>& batch) {
+  ++counters.reports;
+  const objects::resolution r = objects::resolve_for_output(snap, out.queue, out.qmgr);
+  std::int32_t reason = r.mqrc;
+  std::string detail;
+  if (r.ok() && !r.model_queue) {
+    result<msg_key> put = [&]() -> result<msg_key> {
+      if (!r.needs_xmit_header) return deliver(uow, r.local_queue, out.md, out.data, batch, "report");
+      rules::outgoing x = rules::make_xmit(out.md, out.data, r.local_queue, r.resolved_q, r.resolved_qmgr);
+      return deliver(uow, r.local_queue, x.md, std::move(x.data), batch, "report");
+    }();
+    if (put.ok()) return;
+    reason = static_cast<std::int32_t>(put.error().code.value());
+    detail = put.error().detail;
+  } else if (r.model_queue) {
+    reason = mq::MQRC_OPTION_NOT_VALID_FOR_TYPE;
+  }
+  // The reply-to queue cannot take it: the dead-letter queue, MQDLH Reason = why (spec/mq.md §3 [C]).
+  const std::string deadq = trimmed(snap.qmgr.deadq);
+  std::int32_t dlq_reason = mq::MQRC_UNKNOWN_OBJECT_NAME;
+  if (!deadq.empty()) {
+    rules::put_context ctx = context_for(principal{}, nullptr);
+    rules::outgoing d = rules::make_dead_letter(
+        out.md, out.data, reason, out.queue, out.qmgr.empty() ? catalog.qmgr_name() : out.qmgr, deadq, ctx);
+    result<msg_key> put = deliver(uow, deadq, d.md, std::move(d.data), batch, "report");
+    if (put.ok()) {
+      ++counters.dead_lettered;
+      return;
+    }
+    dlq_reason = static_cast<std::int32_t>(put.error().code.value());
+  }
+  log_error(std::string("IMB1181E: report message (Feedback ") + std::to_string(out.md.feedback) + ") to " +
+            out.queue + " at " + (out.qmgr.empty() ? catalog.qmgr_name() : out.qmgr) +
+            " discarded: " + mq::describe_reason(reason) + (detail.empty() ? "" : " (" + detail + ")") +
+            "; dead-letter queue '" + deadq + "': " + mq::describe_reason(dlq_reason));
+}
+
+void engine::report(rules::report_kind kind, const msg_entry& e, conn_state* uow,
+                    std::vector<log_op>& batch) {
+  rules::put_context ctx = context_for(principal{trimmed(e.b->md.user_identifier), {}, false, ""}, nullptr);
+  ctx.appl_name = catalog.qmgr_name();
+  std::optional<rules::outgoing> out = rules::make_report(kind, e.b->md, e.b->data, 0, e.put_time_ms, ctx);
+  if (out) send_report(uow, *out, batch);
+}
+
+void engine::commit_locked(conn_state& c, std::vector<log_op>& batch) {
+  std::vector<msg_entry> cod;  // COD reports, sent once the unit's own changes are in
+  for (const uow_op& op : c.uow) {
+    auto qit = queues.find(op.queue);
+    if (qit == queues.end()) continue;  // the queue was deleted (PURGE) meanwhile
+    auto it = qit->second.messages.find(op.key);
+    if (it == qit->second.messages.end()) continue;
+    msg_entry& e = it->second;
+    if (op.put) {
+      e.uncommitted_put = false;
+      if (e.persistent) batch.push_back(log_op{log_op::kind::put, op.queue, to_stored(e)});
+    } else {
+      if (e.persistent) {
+        log_op g{log_op::kind::get, op.queue, {}};
+        g.message.token = e.token;
+        batch.push_back(std::move(g));
+      }
+      if ((e.b->md.report & mq::MQRO_COD) != 0) cod.push_back(e);
+      qit->second.messages.erase(it);
+    }
+  }
+  if (!c.uow.empty()) ++counters.commits;
+  c.uow.clear();
+  for (const msg_entry& e : cod) report(rules::report_kind::cod, e, nullptr, batch);
+  cv.notify_all();
+}
+
+void engine::backout_locked(conn_state& c, std::vector<log_op>& batch) {
+  for (auto op = c.uow.rbegin(); op != c.uow.rend(); ++op) {
+    auto qit = queues.find(op->queue);
+    if (qit == queues.end()) continue;
+    auto it = qit->second.messages.find(op->key);
+    if (it == qit->second.messages.end()) continue;
+    if (op->put) {
+      qit->second.messages.erase(it);
+      continue;
+    }
+    msg_entry& e = it->second;
+    e.locked_by = 0;
+    ++e.backout_count;
+    // Logged so that BackoutCount survives a restart [D] (the brief of issue 5).
+    if (e.persistent) {
+      log_op b{log_op::kind::backout_count, op->queue, {}};
+      b.message.token = e.token;
+      b.message.backout_count = e.backout_count;
+      batch.push_back(std::move(b));
+    }
+  }
+  if (!c.uow.empty()) ++counters.backouts;
+  c.uow.clear();
+  cv.notify_all();
+}
+
+void engine::close_handle_locked(conn_state& c, mqi::hobj h) {
+  auto it = c.handles.find(h);
+  if (it == c.handles.end()) return;
+  auto qit = queues.find(it->second.local_queue);
+  if (qit != queues.end()) {
+    if (it->second.input) --qit->second.open_input;
+    if (it->second.exclusive) qit->second.exclusive = false;
+    if ((it->second.options & mq::MQOO_OUTPUT) != 0) --qit->second.open_output;
+  }
+  c.handles.erase(it);
+}
+
+void engine::break_locked(conn_state& c, std::vector<log_op>& batch) {
+  backout_locked(c, batch);
+  while (!c.handles.empty()) close_handle_locked(c, c.handles.begin()->first);
+  c.broken = true;
+  conns.erase(c.id);
+}
+
+result<std::monostate> engine::finish(std::unique_lock<std::mutex>& lk, std::vector<log_op>& batch,
+                                      const char* call) {
+  if (batch.empty() || !log) {
+    maybe_checkpoint(lk);
+    if (lk.owns_lock()) lk.unlock();
+    return std::monostate{};
+  }
+  const std::uint64_t seq = log->append(batch);
+  batch.clear();
+  ++log_waiters;
+  recovery_log* l = log.get();
+  lk.unlock();
+  result<std::monostate> r = l->wait_durable(seq);
+  lk.lock();
+  --log_waiters;
+  cv.notify_all();
+  if (!r.ok()) {
+    lk.unlock();
+    log_error("IMB1182E: recovery log: " + r.error().to_string());
+    decode_error e = r.error();
+    e.field = call;
+    return e;
+  }
+  maybe_checkpoint(lk);
+  if (lk.owns_lock()) lk.unlock();
+  return std::monostate{};
+}
+
+void engine::maybe_checkpoint(std::unique_lock<std::mutex>& lk) {
+  if (!log || checkpoint_running || !log->needs_checkpoint()) return;
+  checkpoint_running = true;
+  const std::uint64_t cp = log->begin_checkpoint(next_token);
+  // Every local queue's persistent committed messages in arrival order (a message a unit of work got
+  // under syncpoint is still committed), empty queues included so that their files empty too.
+  std::map<std::string, std::vector<stored_message>> snapshot;
+  for (const objects::object_record* rec : catalog.list(objects::object_family::queue)) {
+    if (rec->type != objects::object_type::qlocal) continue;
+    auto& out = snapshot[rec->name];
+    auto qit = queues.find(rec->name);
+    if (qit == queues.end()) continue;
+    std::map<std::uint64_t, const msg_entry*> by_seq;
+    for (const auto& [k, e] : qit->second.messages)
+      if (e.persistent && !e.uncommitted_put) by_seq.emplace(k.seq, &e);
+    for (const auto& [s, e] : by_seq) out.push_back(to_stored(*e));
+  }
+  ++log_waiters;
+  recovery_log* l = log.get();
+  lk.unlock();
+  result<std::monostate> r = l->write_checkpoint(cp, snapshot);
+  if (!r.ok()) log_error("IMB1182E: recovery log checkpoint: " + r.error().to_string());
+  lk.lock();
+  --log_waiters;
+  checkpoint_running = false;
+  cv.notify_all();
+}
+
+}  // namespace engine_detail
+
+// --- queue_manager -------------------------------------------------------------------------------
+
+using engine_detail::engine;
+
+struct queue_manager::impl {
+  std::shared_ptr<engine> e;
+};
+
+queue_manager::queue_manager() : impl_(std::make_unique<impl>()) {}
+
+result<std::unique_ptr<queue_manager>> queue_manager::start(queue_manager_store store, qmgr_lock lock,
+                                                            runtime_options options) {
+  result<objects::object_catalog> catalog = store.load();
+  if (!catalog) return catalog.error();
+  result<std::vector<std::string>> repaired = store.reconcile(*catalog);
+  if (!repaired) return repaired.error();
+  std::unique_ptr<queue_manager> qm(new queue_manager());
+  auto e = std::make_shared<engine>(std::move(store), std::move(lock), std::move(options),
+                                    std::move(catalog).value());
+  qm->impl_->e = e;
+  e->refresh_queue_files();
+  engine* raw = e.get();  // the engine outlives its log (the destructor ends the log first)
+  recovery_log::queue_file_fn queue_file =
+      [raw](const std::string& q) -> std::optional<std::filesystem::path> {
+    std::lock_guard<std::mutex> g(raw->files_mu);
+    auto it = raw->queue_files.find(q);
+    if (it == raw->queue_files.end()) return std::nullopt;
+    return it->second;
+  };
+  recovered_state recovered;
+  result<std::unique_ptr<recovery_log>> log =
+      recovery_log::open(e->store.directory(), queue_file, e->options.log, recovered);
+  if (!log) return log.error();
+  e->log = std::move(log).value();
+  e->incarnation = recovered.incarnation;
+  e->next_token = std::max<std::uint64_t>(recovered.next_token, 1);
+  for (auto& [qname, msgs] : recovered.queues) {
+    engine_detail::local_queue* q = e->queue_of(qname);
+    if (q == nullptr) continue;
+    for (stored_message& s : msgs) {
+      result<mq::mqmd> md = mq::decode_mqmd(s.md, 0x111, 819);
+      if (!md) {
+        decode_error err = md.error();
+        err.field = "queue " + qname + ": " + err.field;
+        return err;
+      }
+      engine_detail::msg_entry m;
+      m.persistent = true;
+      m.token = s.token;
+      m.put_time_ms = s.put_time_ms;
+      m.backout_count = s.backout_count;
+      const std::int32_t prio = std::clamp(md->priority, 0, 9);
+      m.b = std::make_shared<const engine_detail::body>(
+          engine_detail::body{std::move(md).value(), std::move(s.data)});
+      q->messages.emplace(engine_detail::msg_key{prio, e->next_seq++}, std::move(m));
+    }
+  }
+  recovered.queues.clear();
+  e->counters.recovery = std::move(recovered);
+  return qm;
+}
+
+queue_manager::~queue_manager() {
+  if (!impl_ || !impl_->e) return;
+  engine& e = *impl_->e;
+  stop_connections();
+  std::unique_lock<std::mutex> lk(e.mu);
+  e.quiescing = true;
+  e.ended = true;
+  e.cv.notify_all();
+  // A connection thread may still be waiting for the log outside the mutex: let it finish first.
+  e.cv.wait(lk, [&] { return e.log_waiters == 0; });
+  std::unique_ptr<recovery_log> log = std::move(e.log);
+  lk.unlock();
+  log.reset();  // writes what is buffered
+  std::lock_guard<std::mutex> g(e.mu);
+  e.lock = qmgr_lock();
+}
+
+const std::string& queue_manager::name() const noexcept { return impl_->e->catalog.qmgr_name(); }
+const queue_manager_store& queue_manager::store() const noexcept { return impl_->e->store; }
+
+result<std::unique_ptr<mqi::connection>> queue_manager::connect(const principal& who) {
+  engine& e = *impl_->e;
+  std::unique_lock<std::mutex> lk(e.mu);
+  if (e.quiescing || e.ended)
+    return engine_detail::mqi_error("MQCONN", mq::MQRC_Q_MGR_QUIESCING,
+                                    "queue manager " + name() + " is ending");
+  if (!e.authorized(who, "QMGR", e.catalog.qmgr_name(), "CONNECT")) {
+    lk.unlock();
+    e.log_error("IMB1180E: user " + who.user + " not authorized: CONNECT on queue manager " + name());
+    return engine_detail::mqi_error("MQCONN", mq::MQRC_NOT_AUTHORIZED,
+                                    "user " + who.user + " lacks CONNECT authority on " + name());
+  }
+  auto c = std::make_shared<engine_detail::conn_state>();
+  c->id = e.next_conn++;
+  c->who = who;
+  e.conns.emplace(c->id, c);
+  return engine_detail::make_local_connection(impl_->e, std::move(c));
+}
+
+void queue_manager::quiesce() {
+  engine& e = *impl_->e;
+  std::lock_guard<std::mutex> g(e.mu);
+  e.quiescing = true;
+  e.cv.notify_all();
+}
+
+void queue_manager::stop_connections() {
+  engine& e = *impl_->e;
+  std::unique_lock<std::mutex> lk(e.mu);
+  std::vector<log_op> batch;
+  while (!e.conns.empty()) {
+    std::shared_ptr<engine_detail::conn_state> c = e.conns.begin()->second;
+    e.break_locked(*c, batch);
+  }
+  e.cv.notify_all();
+  (void)e.finish(lk, batch, "endmqm");
+}
+
+std::size_t queue_manager::connection_count() const {
+  std::lock_guard<std::mutex> g(impl_->e->mu);
+  return impl_->e->conns.size();
+}
+
+void queue_manager::set_runtime_command_handler(runtime_command_fn fn) {
+  std::lock_guard<std::mutex> g(impl_->e->mu);
+  impl_->e->runtime_handler = std::move(fn);
+}
+
+void queue_manager::log_error(const std::string& line) { impl_->e->log_error(line); }
+
+queue_manager::stats queue_manager::statistics() const {
+  engine& e = *impl_->e;
+  std::lock_guard<std::mutex> g(e.mu);
+  stats s = e.counters;
+  if (e.log) s.log = e.log->statistics();
+  return s;
+}
+
+}  // namespace imsb::qmgr
