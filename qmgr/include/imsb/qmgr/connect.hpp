@@ -1,0 +1,57 @@
+#pragma once
+// How a program reaches a queue manager (issue 5), one call for mqput, mqget, imsreq and the bridge:
+//
+//   "local:QM"   in-process: the queue manager QM runs inside this program (queue_manager::start), still
+//                serving its bindings socket and listeners and holding its lock, so dspmq shows it running
+//                and a second strmqm is refused. The connection keeps it alive; the last one ends it.
+//   "QM" / ""    bindings: the Unix socket of the running daemon of QM ("" = the default queue manager:
+//                the only one of the prefix, or the one mqs.ini's DefaultQueueManager names);
+//                the OS user is the connecting user (SO_PEERCRED).
+//   MQSERVER=CHANNEL/TCP/host(port) in the environment (or options.mqserver): client over TCP, as IBM MQ
+//                clients find their queue manager [C]; user and password (or a client certificate with
+//                TLS) authenticate.
+// Which one: "local:..." is always in-process; otherwise options.mqserver, else a non-empty MQSERVER in
+// the environment, means client over TCP (as IBM's client library does); otherwise bindings. A program
+// that must use bindings with MQSERVER set unsets it (mqput/mqget: without --client) [D].
+// Errors as MQCONN's: MQRC_Q_MGR_NOT_AVAILABLE (2059) when nothing answers (with the socket path or the
+// address in the detail), MQRC_Q_MGR_NAME_ERROR (2058) for a name that is not the one that answers,
+// MQRC_NOT_AUTHORIZED (2035) for a refused login, MQRC_HOST_NOT_AVAILABLE (2538) for an address that
+// cannot be reached.
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "imsb/core/result.hpp"
+#include "imsb/mqi/connection.hpp"
+
+namespace imsb::qmgr {
+
+struct tls_options {
+  bool enabled = false;
+  std::string ca_file;    // to verify the server (and, on the server, client certificates)
+  std::string cert_file;  // the client certificate (authenticates instead of a password)
+  std::string key_file;
+};
+
+struct connect_options {
+  std::string target;                   // "local:QM", "QM" or "" (above)
+  std::optional<std::string> prefix;    // --prefix (else IMSBRIDGE_PREFIX ...: store.hpp resolve_prefix)
+  std::optional<std::string> mqserver;  // overrides the MQSERVER environment variable
+  std::string user;                     // TCP only
+  std::string password;                 // TCP only
+  std::string appl_name;                // PutApplName
+  tls_options tls;
+};
+
+result<std::unique_ptr<mqi::connection>> connect(const connect_options& options);
+
+// Where the bindings socket of a queue manager lives: <runtime dir>/<16 hex digits of a hash of the
+// prefix and the queue-manager name>.sock, where the runtime dir is IMSBRIDGE_RUNTIME_DIR, else
+// $XDG_RUNTIME_DIR/imsbridge, else /tmp/imsbridge-<uid> (made 0700 and checked to be ours) — short
+// whatever the prefix and a 48-character name [D] (a Unix socket path holds at most 107 bytes).
+result<std::filesystem::path> bindings_socket_path(const std::filesystem::path& prefix,
+                                                   const std::string& qmgr_name);
+
+}  // namespace imsb::qmgr

@@ -1,0 +1,68 @@
+#pragma once
+// The queue manager's doors (issue 5): the bindings socket (a Unix socket for local programs; the OS user
+// of the peer, from SO_PEERCRED, is the connecting user) and TCP listeners (LISTENER objects started with
+// START LISTENER or CONTROL(QMGR), or runmqlsr; a password checked against the credential file, or a
+// client certificate with TLS). Each accepted connection gets a thread that reads a request frame
+// (portable/include/imsb/mqi/client_protocol.hpp), calls the queue manager's in-process connection and
+// writes the response [D]: every MQI call may block (a wait, a commit's fsync), and a thread per
+// connection keeps the engine synchronous, as IBM's agent threads do [I].
+//
+// A bad frame ends that connection (its unit of work backed out) with an IMB1xxx line in the error log;
+// so does a peer that closes or breaks the connection. Nothing a peer sends can stop the server.
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "imsb/core/result.hpp"
+#include "imsb/qmgr/connect.hpp"
+#include "imsb/qmgr/queue_manager.hpp"
+
+namespace imsb::qmgr {
+
+struct server_options {
+  std::filesystem::path bindings_socket;  // bindings_socket_path(prefix, name)
+  std::filesystem::path credential_file;  // <qmgr dir>/qmanager/credentials (credentials.hpp)
+  tls_options tls;                        // for TCP listeners: server certificate, CA for client certs
+  std::size_t max_connections = 1024;     // more: refused with MQRC_MAX_CONNS_LIMIT_REACHED (2025) [D]
+  // Whether the daemon's own user and group mqm administer the queue manager when they come through the
+  // bindings socket (principal::administrator). Tests set false to be an ordinary user (AUTHREC applies).
+  bool os_administrators = true;
+  // A peer must finish its TLS handshake and send its connect frame within this time, or it is closed
+  // (a connection that never speaks must not hold a thread for ever) [D]. 0: no limit.
+  int login_timeout_ms = 30000;
+};
+
+class server {
+ public:
+  // Listens on the bindings socket (removing a stale socket file first; refusing with
+  // std::errc::address_in_use when another live process answers on it). The queue manager must outlive
+  // the server.
+  static result<std::unique_ptr<server>> start(queue_manager& qm, server_options options);
+  ~server();  // stop()
+
+  // A TCP listener on 127.0.0.1/::1/any address given; port 0 picks one. Returns the port.
+  result<std::uint16_t> start_listener(const std::string& name, const std::string& address,
+                                       std::uint16_t port);
+  result<std::monostate> stop_listener(const std::string& name);
+  struct listener_info {
+    std::string name;
+    std::string address;
+    std::uint16_t port = 0;
+  };
+  std::vector<listener_info> listeners() const;
+
+  // Closes the socket and listeners and breaks every connection (their units of work backed out),
+  // joining their threads. A connection inside an engine call (a get's wait) finishes that call first:
+  // call queue_manager::quiesce() before, to end such waits at once.
+  void stop();
+
+ private:
+  server();
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace imsb::qmgr

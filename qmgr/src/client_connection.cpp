@@ -1,0 +1,310 @@
+// The client connection (issue 5): mqi::connection over the client protocol
+// (portable/include/imsb/mqi/client_protocol.hpp) on a connected socket — the bindings socket or a TCP
+// listener, with TLS when asked. One request, one response, plain blocking I/O [D]: a connection is one
+// thread's (connection.hpp), so nothing else could use the socket while a call waits.
+
+#include "client_connection.hpp"
+
+#include <openssl/err.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "imsb/mq/codes.hpp"
+#include "imsb/mq/constants.hpp"
+
+namespace imsb::qmgr::detail {
+
+namespace wire = mqi::wire;
+
+// ---- stream -------------------------------------------------------------------------------------
+
+sigpipe_guard::sigpipe_guard() noexcept {
+  sigset_t pending, pipe, old;
+  sigemptyset(&pending);
+  sigpending(&pending);
+  was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+  sigemptyset(&pipe);
+  sigaddset(&pipe, SIGPIPE);
+  sigemptyset(&old);
+  pthread_sigmask(SIG_BLOCK, &pipe, &old);
+  was_blocked_ = sigismember(&old, SIGPIPE) == 1;
+}
+
+sigpipe_guard::~sigpipe_guard() {
+  if (!was_pending_) {
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    timespec zero{0, 0};
+    while (sigtimedwait(&pipe, nullptr, &zero) == SIGPIPE) {
+    }
+  }
+  if (!was_blocked_) {
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_UNBLOCK, &pipe, nullptr);
+  }
+}
+
+stream::~stream() {
+  if (ssl_ != nullptr) {
+    sigpipe_guard guard;
+    SSL_free(ssl_);  // no SSL_shutdown: the peer sees the socket close, which ends the connection anyway
+  }
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool stream::read_exact(std::uint8_t* data, std::size_t length) {
+  std::size_t got = 0;
+  while (got < length) {
+    std::size_t want = length - got;
+    if (ssl_ != nullptr) {
+      int chunk = want > (1u << 30) ? (1 << 30) : static_cast<int>(want);
+      sigpipe_guard guard;  // SSL_read writes too (alerts, key updates)
+      int n = SSL_read(ssl_, data + got, chunk);
+      if (n <= 0) {
+        int err = SSL_get_error(ssl_, n);
+        error_ = err == SSL_ERROR_ZERO_RETURN ? "" : "TLS read failed: " + openssl_errors();
+        if (got > 0 && error_.empty()) error_ = "the peer closed the connection inside a frame";
+        return false;
+      }
+      got += static_cast<std::size_t>(n);
+    } else {
+      auto n = ::recv(fd_, data + got, want, 0);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        error_ = errno == EAGAIN || errno == EWOULDBLOCK
+                     ? std::string("read timed out")
+                     : std::string("read failed: ") + std::strerror(errno);
+        return false;
+      }
+      if (n == 0) {
+        error_ = got > 0 ? "the peer closed the connection inside a frame" : "";
+        return false;
+      }
+      got += static_cast<std::size_t>(n);
+    }
+  }
+  return true;
+}
+
+bool stream::write_all(const std::uint8_t* data, std::size_t length) {
+  std::size_t sent = 0;
+  while (sent < length) {
+    std::size_t want = length - sent;
+    if (ssl_ != nullptr) {
+      int chunk = want > (1u << 30) ? (1 << 30) : static_cast<int>(want);
+      sigpipe_guard guard;
+      int n = SSL_write(ssl_, data + sent, chunk);
+      if (n <= 0) {
+        error_ = "TLS write failed: " + openssl_errors();
+        return false;
+      }
+      sent += static_cast<std::size_t>(n);
+    } else {
+      // MSG_NOSIGNAL: a peer that went away must give EPIPE, not kill the process with SIGPIPE.
+      auto n = ::send(fd_, data + sent, want, MSG_NOSIGNAL);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        error_ = std::string("write failed: ") + std::strerror(errno);
+        return false;
+      }
+      sent += static_cast<std::size_t>(n);
+    }
+  }
+  return true;
+}
+
+void stream::shutdown() noexcept {
+  if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
+}
+
+std::size_t frame_body_length(const std::uint8_t* header) noexcept {
+  return (std::size_t{header[4]} << 24) | (std::size_t{header[5]} << 16) | (std::size_t{header[6]} << 8) |
+         std::size_t{header[7]};
+}
+
+std::string openssl_errors() {
+  std::string out;
+  while (unsigned long e = ERR_get_error()) {
+    char buf[256];
+    ERR_error_string_n(e, buf, sizeof buf);
+    if (!out.empty()) out += "; ";
+    out += buf;
+  }
+  return out.empty() ? "no OpenSSL error queued" : out;
+}
+
+result<std::shared_ptr<SSL_CTX>> make_tls_context(const tls_options& tls, bool server) {
+  auto fail = [](const std::string& field, const std::string& what) {
+    return decode_error{mq::make_mqrc(mq::MQRC_HOST_NOT_AVAILABLE), field, 0, what + ": " + openssl_errors()};
+  };
+  std::shared_ptr<SSL_CTX> ctx(SSL_CTX_new(server ? TLS_server_method() : TLS_client_method()), SSL_CTX_free);
+  if (!ctx) return fail("TLS", "cannot make a TLS context");
+  SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
+  if (!tls.cert_file.empty() && SSL_CTX_use_certificate_chain_file(ctx.get(), tls.cert_file.c_str()) != 1)
+    return fail(tls.cert_file, "cannot load the certificate");
+  if (!tls.key_file.empty() &&
+      SSL_CTX_use_PrivateKey_file(ctx.get(), tls.key_file.c_str(), SSL_FILETYPE_PEM) != 1)
+    return fail(tls.key_file, "cannot load the private key");
+  if (!tls.ca_file.empty()) {
+    if (SSL_CTX_load_verify_locations(ctx.get(), tls.ca_file.c_str(), nullptr) != 1)
+      return fail(tls.ca_file, "cannot load the CA certificates");
+    // The server asks for a client certificate but lets a client without one log in with a password;
+    // a certificate that is presented must verify [D].
+    SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
+  } else if (!server) {
+    SSL_CTX_set_default_verify_paths(ctx.get());
+    SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
+  }
+  return ctx;
+}
+
+// ---- the client connection ----------------------------------------------------------------------
+
+namespace {
+
+class client_connection final : public mqi::connection {
+ public:
+  client_connection(std::unique_ptr<stream> s, std::string where)
+      : s_(std::move(s)), where_(std::move(where)) {}
+
+  result<wire::connect_response> hello(const wire::connect_request& req) {
+    auto r = call<wire::connect_response>(req, "MQCONN");
+    if (!r) return r.error();
+    qmgr_name_ = r->qmgr_name;
+    return r;
+  }
+
+  const std::string& qmgr_name() const override { return qmgr_name_; }
+
+  result<mqi::open_result> open(const mqi::object_descriptor& od, std::int32_t options) override {
+    auto r = call<wire::open_response>(wire::open_request{od, options}, "MQOPEN");
+    if (!r) return r.error();
+    return std::move(r->result);
+  }
+  result<mqi::done> close(mqi::hobj handle) override { return plain(wire::close_request{handle}, "MQCLOSE"); }
+  result<mqi::put_result> put(mqi::hobj handle, const mq::mqmd& md, bytes_view data,
+                              std::int32_t options) override {
+    auto r = call<wire::put_response>(wire::put_request{handle, md, data.to_bytes(), options}, "MQPUT");
+    if (!r) return r.error();
+    return std::move(r->result);
+  }
+  result<mqi::put_result> put1(const mqi::object_descriptor& od, const mq::mqmd& md, bytes_view data,
+                               std::int32_t options) override {
+    auto r = call<wire::put_response>(wire::put1_request{od, md, data.to_bytes(), options}, "MQPUT1");
+    if (!r) return r.error();
+    return std::move(r->result);
+  }
+  result<mqi::message> get(mqi::hobj handle, const mqi::get_request& request) override {
+    auto r = call<wire::get_response>(wire::get_request_frame{handle, request}, "MQGET");
+    if (!r) return r.error();
+    return std::move(r->msg);
+  }
+  result<mqi::queue_status> inquire(mqi::hobj handle) override {
+    auto r = call<wire::inquire_response>(wire::inquire_request{handle}, "MQINQ");
+    if (!r) return r.error();
+    return std::move(r->result);
+  }
+  result<std::vector<mqi::object_attributes>> inquire_objects(const std::string& type,
+                                                              const std::string& generic) override {
+    auto r = call<wire::inquire_objects_response>(wire::inquire_objects_request{type, generic}, "MQINQ");
+    if (!r) return r.error();
+    return std::move(r->objects);
+  }
+  result<mqi::mqsc_reply> mqsc(const std::string& script) override {
+    auto r = call<wire::mqsc_response>(wire::mqsc_request{script}, "MQSC");
+    if (!r) return r.error();
+    return std::move(r->reply);
+  }
+  result<mqi::done> commit() override { return plain(wire::commit_request{}, "MQCMIT"); }
+  result<mqi::done> backout() override { return plain(wire::backout_request{}, "MQBACK"); }
+  result<mqi::done> disconnect() override {
+    auto r = plain(wire::disconnect_request{}, "MQDISC");
+    // Whatever the answer, the connection is over: the server closes its end after MQDISC.
+    if (!broken_) {
+      disconnected_ = true;
+      s_.reset();
+    }
+    return r;
+  }
+
+ private:
+  template <class Response>
+  result<Response> call(const wire::request& req, const char* call_name) {
+    if (disconnected_)
+      return decode_error{mq::make_mqrc(mq::MQRC_HCONN_ERROR), call_name, 0,
+                          "the connection was disconnected"};
+    if (broken_)
+      return decode_error{mq::make_mqrc(mq::MQRC_CONNECTION_BROKEN), call_name, 0,
+                          "the connection to " + where_ + " is broken: " + broken_detail_};
+    auto type = wire::type_of(req);
+    bytes out;
+    wire::encode_request(req, out);
+    if (!s_->write_all(out.data(), out.size())) return broken(call_name, s_->error());
+    auto frame = s_->read_frame([&](bytes_view header) -> std::optional<decode_error> {
+      auto d = wire::decode_response(header, type);
+      if (d && !*d) return d->error();
+      return std::nullopt;
+    });
+    if (frame.status == stream::frame_status::closed)
+      return broken(call_name, s_->error().empty() ? "the queue manager closed the connection" : s_->error());
+    if (frame.status == stream::frame_status::bad)
+      return broken(call_name, "bad frame: " + frame.error.to_string());
+    auto d = wire::decode_response(frame.data, type);
+    if (!d) return broken(call_name, "incomplete response frame");
+    if (!*d) return broken(call_name, "bad frame: " + d->error().to_string());
+    auto* resp = std::get_if<Response>(&d->value().value);
+    if (resp == nullptr) return broken(call_name, "response of the wrong kind");
+    if (resp->st.reason != mq::MQRC_NONE)
+      return decode_error{mq::make_mqrc(resp->st.reason), call_name, 0, resp->st.detail};
+    return std::move(*resp);
+  }
+
+  result<mqi::done> plain(const wire::request& req, const char* call_name) {
+    auto r = call<wire::plain_response>(req, call_name);
+    if (!r) return r.error();
+    return mqi::done{};
+  }
+
+  decode_error broken(const char* call_name, const std::string& why) {
+    broken_ = true;
+    broken_detail_ = why;
+    if (s_) s_->shutdown();
+    return decode_error{mq::make_mqrc(mq::MQRC_CONNECTION_BROKEN), call_name, 0,
+                        "the connection to " + where_ + " broke: " + why};
+  }
+
+  std::unique_ptr<stream> s_;
+  std::string where_;
+  std::string qmgr_name_;
+  bool broken_ = false;
+  bool disconnected_ = false;
+  std::string broken_detail_;
+};
+
+}  // namespace
+
+result<std::unique_ptr<mqi::connection>> make_client_connection(std::unique_ptr<stream> s,
+                                                                const wire::connect_request& hello,
+                                                                const std::string& where) {
+  auto c = std::make_unique<client_connection>(std::move(s), where);
+  auto r = c->hello(hello);
+  if (!r) {
+    auto err = r.error();
+    // Nothing answered the connect at all: as MQCONN's "queue manager not available" [I].
+    if (err.code == mq::make_mqrc(mq::MQRC_CONNECTION_BROKEN)) {
+      err.code = mq::make_mqrc(mq::MQRC_Q_MGR_NOT_AVAILABLE);
+    }
+    return err;
+  }
+  return std::unique_ptr<mqi::connection>(std::move(c));
+}
+
+}  // namespace imsb::qmgr::detail

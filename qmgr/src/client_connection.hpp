@@ -1,0 +1,125 @@
+#pragma once
+// Private to qmgr/src (issue 5): the byte stream under the client protocol (a connected socket, plain or
+// TLS over it) and the client connection that speaks the protocol over it. The server (server.cpp)
+// reads and writes frames through the same stream class, so both ends share one frame reader.
+
+#include <openssl/ssl.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "imsb/core/bytes.hpp"
+#include "imsb/core/result.hpp"
+#include "imsb/mqi/client_protocol.hpp"
+#include "imsb/mqi/connection.hpp"
+#include "imsb/qmgr/connect.hpp"
+#include "imsb/qmgr/queue_manager.hpp"
+
+namespace imsb::qmgr::detail {
+
+// OpenSSL writes to the socket with write(), which raises SIGPIPE when the peer has gone; a library must
+// not let that kill its program, nor change the program's signal dispositions. While a guard lives, the
+// calling thread blocks SIGPIPE; a SIGPIPE raised meanwhile is consumed before the mask is restored
+// (the technique of libcurl and OpenSSH) [D]. Plain sockets use send(MSG_NOSIGNAL) instead.
+class sigpipe_guard {
+ public:
+  sigpipe_guard() noexcept;
+  ~sigpipe_guard();
+  sigpipe_guard(const sigpipe_guard&) = delete;
+  sigpipe_guard& operator=(const sigpipe_guard&) = delete;
+
+ private:
+  bool was_pending_ = false;
+  bool was_blocked_ = false;
+};
+
+// A connected socket, optionally with TLS over it. Owns the fd and the SSL (and its SSL_CTX reference).
+// Blocking I/O; not thread-safe, except shutdown(), which any thread may call to wake a blocked read.
+class stream {
+ public:
+  explicit stream(int fd) noexcept : fd_(fd) {}
+  stream(int fd, SSL* ssl) noexcept : fd_(fd), ssl_(ssl) {}
+  ~stream();
+  stream(const stream&) = delete;
+  stream& operator=(const stream&) = delete;
+
+  int fd() const noexcept { return fd_; }
+  SSL* ssl() const noexcept { return ssl_; }
+  void set_ssl(SSL* ssl) noexcept { ssl_ = ssl; }  // TLS from now on; the stream frees it
+  // False when the peer closed or the connection broke (errno / SSL error in `error`).
+  bool read_exact(std::uint8_t* data, std::size_t length);
+  bool write_all(const std::uint8_t* data, std::size_t length);
+  void shutdown() noexcept;  // SHUT_RDWR: a blocked read returns false
+  const std::string& error() const noexcept { return error_; }
+
+  // One whole frame: the 12-byte header, checked before any body is read (a bad header is an error at
+  // once, whatever length it claims), then the body. nullopt when the peer closed or the connection
+  // broke before a whole frame came (an error() says why; "" when the peer closed cleanly between frames).
+  // An error result: a bad frame (decode_error from the codec).
+  enum class frame_status { ok, closed, bad };
+  struct frame {
+    frame_status status = frame_status::closed;
+    bytes data;  // header + body when ok
+    decode_error error;
+  };
+  // `header_check` runs on the 12 header bytes: nullopt = header fine, else the decode error.
+  template <class Check>
+  frame read_frame(Check header_check);
+
+ private:
+  int fd_ = -1;
+  SSL* ssl_ = nullptr;
+  std::string error_;
+};
+
+// The body length of a frame header (its bytes 4..7, big-endian).
+std::size_t frame_body_length(const std::uint8_t* header) noexcept;
+
+template <class Check>
+stream::frame stream::read_frame(Check header_check) {
+  frame f;
+  f.data.resize(mqi::wire::header_length);
+  if (!read_exact(f.data.data(), f.data.size())) return f;
+  if (auto bad = header_check(bytes_view(f.data.data(), f.data.size()))) {
+    f.status = frame_status::bad;
+    f.error = std::move(*bad);
+    return f;
+  }
+  // The body in steps of at most 1 MiB, so that a peer that claims a long body and sends nothing holds
+  // no more memory than it sent [D].
+  std::size_t left = frame_body_length(f.data.data());
+  while (left > 0) {
+    std::size_t step = left < (std::size_t{1} << 20) ? left : (std::size_t{1} << 20);
+    std::size_t at = f.data.size();
+    f.data.resize(at + step);
+    if (!read_exact(f.data.data() + at, step)) return f;
+    left -= step;
+  }
+  f.status = frame_status::ok;
+  return f;
+}
+
+// A TLS context for one end: the CA to verify the peer (required of a client certificate on the server
+// side when ca_file is given), our certificate and key. Errors name the file and carry OpenSSL's words.
+result<std::shared_ptr<SSL_CTX>> make_tls_context(const tls_options& tls, bool server);
+std::string openssl_errors();
+
+// The client connection (client_connection.cpp): sends `hello` as the connect frame and returns the
+// connection once the queue manager accepted it; its MQRC otherwise (MQRC_NOT_AUTHORIZED ...).
+// `where` (the socket path or host(port)) goes into error details.
+result<std::unique_ptr<mqi::connection>> make_client_connection(std::unique_ptr<stream> s,
+                                                                const mqi::wire::connect_request& hello,
+                                                                const std::string& where);
+
+// The principal of an OS user (server.cpp): its name (getpwuid_r; the uid in decimal when it has none),
+// its groups (getgrouplist) and whether it administers this queue manager — the user the queue manager
+// runs as (geteuid) or a member of group mqm [C] IBM's mqm group.
+principal os_principal(unsigned uid, unsigned gid);
+// The principal of a user name authenticated over TCP: as os_principal when the name is an OS user's,
+// else the name with no groups and no administration [D].
+principal named_principal(const std::string& user);
+
+}  // namespace imsb::qmgr::detail

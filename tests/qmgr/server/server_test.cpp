@@ -1,0 +1,699 @@
+// The server (qmgr/src/server.cpp) with a real engine, and the client connection (client_connection.cpp)
+// and connect() (connect.cpp) against it: bindings socket, TCP listener, bad frames, broken connections,
+// logins and authorization.
+
+#include "imsb/qmgr/server.hpp"
+
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <pwd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "imsb/mq/constants.hpp"
+#include "imsb/mqi/client_protocol.hpp"
+#include "imsb/objects/mqsc_exec.hpp"
+#include "imsb/qmgr/connect.hpp"
+#include "imsb/qmgr/credentials.hpp"
+#include "imsb/qmgr/queue_manager.hpp"
+#include "imsb/qmgr/store.hpp"
+#include "process.hpp"
+
+namespace imsb::qmgr {
+namespace {
+
+namespace wire = mqi::wire;
+
+std::int32_t rc_of(const decode_error& e) { return static_cast<std::int32_t>(e.code.value()); }
+std::string text_of(const bytes& b) { return std::string(b.begin(), b.end()); }
+
+// The name the server gives this test program's OS user.
+std::string test_user() {
+  const passwd* pw = ::getpwuid(::geteuid());
+  return pw != nullptr ? pw->pw_name : std::to_string(::geteuid());
+}
+
+class scoped_env {
+ public:
+  scoped_env(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value != nullptr) {
+      ::setenv(name, value, 1);
+    } else {
+      ::unsetenv(name);
+    }
+  }
+  ~scoped_env() {
+    if (old_) {
+      ::setenv(name_, old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// Reads until the peer closes (true) or 10 s pass (false); what came is appended to `got`.
+bool closed_by_peer(int fd, std::string* got = nullptr) {
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 10000) <= 0) return false;
+    char buf[4096];
+    auto n = ::recv(fd, buf, sizeof buf, 0);
+    if (n == 0) return true;
+    if (n < 0) return errno == ECONNRESET;
+    if (got != nullptr) got->append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+class server_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ::mkdir(tmp_.file("run").c_str(), 0700);
+    objects::exec_context ctx{"2026-11-30", "01.00.00", false};
+    auto cat = objects::new_queue_manager("QM1", names::fs_profile::posix, "", "", ctx);
+    ASSERT_TRUE(cat.ok()) << cat.error().to_string();
+    auto out = objects::run_script(*cat, "DEFINE QLOCAL(Q1)\nDEFINE QLOCAL(Q2)\n", ctx);
+    ASSERT_EQ(out.exit_code(), 0);
+    auto st = queue_manager_store::create(prefix(), *cat);
+    ASSERT_TRUE(st.ok()) << st.error().to_string();
+    store_.emplace(std::move(st).value());
+    if (start_engine()) {
+      start_qm();
+      start_server();
+    }
+  }
+  void TearDown() override {
+    srv_.reset();
+    qm_.reset();
+  }
+  virtual bool start_engine() { return true; }
+  virtual bool os_administrators() { return true; }
+  virtual void tweak(server_options&) {}
+
+  std::string prefix() const { return tmp_.file("prefix"); }
+  std::string error_log_path() const { return tmp_.file("AMQERR01.LOG"); }
+  std::string credential_file() const { return tmp_.file("credentials"); }
+
+  void start_qm() {
+    auto lock = store_->try_lock();
+    ASSERT_TRUE(lock.ok()) << lock.error().to_string();
+    runtime_options o;
+    o.log.fsync = false;
+    o.error_log = error_log_path();
+    auto qm = queue_manager::start(*store_, std::move(lock).value(), o);
+    ASSERT_TRUE(qm.ok()) << qm.error().to_string();
+    qm_ = std::move(qm).value();
+  }
+  void start_server() {
+    server_options so;
+    auto sock = bindings_socket_path(prefix(), "QM1");
+    ASSERT_TRUE(sock.ok()) << sock.error().to_string();
+    so.bindings_socket = *sock;
+    so.credential_file = credential_file();
+    so.os_administrators = os_administrators();
+    tweak(so);
+    auto srv = server::start(*qm_, so);
+    ASSERT_TRUE(srv.ok()) << srv.error().to_string();
+    srv_ = std::move(srv).value();
+  }
+
+  // The queue manager's own administrator, in-process.
+  std::unique_ptr<mqi::connection> admin() {
+    auto c = qm_->connect(principal{"admin", {}, true, "server_test"});
+    EXPECT_TRUE(c.ok()) << c.error().to_string();
+    return c.ok() ? std::move(c).value() : nullptr;
+  }
+  void mqsc(const std::string& script) {
+    auto a = admin();
+    auto r = a->mqsc(script);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    std::string all;
+    for (const auto& l : r->lines) all += l + "\n";
+    ASSERT_EQ(r->exit_code, 0) << all;
+    last_mqsc_ = all;
+  }
+
+  result<std::unique_ptr<mqi::connection>> bindings() {
+    connect_options o;
+    o.target = "QM1";
+    o.prefix = prefix();
+    o.appl_name = "server_test";
+    return connect(o);
+  }
+  result<std::unique_ptr<mqi::connection>> tcp(std::uint16_t port, const std::string& user,
+                                               const std::string& password) {
+    connect_options o;
+    o.target = "QM1";
+    o.mqserver = "SYSTEM.DEF.SVRCONN/TCP/127.0.0.1(" + std::to_string(port) + ")";
+    o.user = user;
+    o.password = password;
+    return connect(o);
+  }
+
+  std::string error_log() const {
+    std::ifstream in(error_log_path());
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  static std::size_t count(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+    return n;
+  }
+
+  int raw_socket() {
+    auto path = bindings_socket_path(prefix(), "QM1");
+    int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, path->c_str(), sizeof addr.sun_path - 1);
+    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0) << std::strerror(errno);
+    return fd;
+  }
+
+  static void put(mqi::connection& c, const std::string& q, const std::string& data, std::int32_t pmo) {
+    auto h = c.open({q, ""}, mq::MQOO_OUTPUT);
+    ASSERT_TRUE(h.ok()) << h.error().to_string();
+    mq::mqmd md;
+    auto r = c.put(h->handle, md, bytes_view::of(data), pmo);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    ASSERT_TRUE(c.close(h->handle).ok());
+  }
+
+  test::temp_dir tmp_;
+  scoped_env runtime_{"IMSBRIDGE_RUNTIME_DIR", (tmp_.path() + "/run").c_str()};
+  scoped_env mqserver_{"MQSERVER", nullptr};
+  std::optional<queue_manager_store> store_;
+  std::unique_ptr<queue_manager> qm_;
+  std::unique_ptr<server> srv_;
+  std::string last_mqsc_;
+};
+
+TEST_F(server_test, put_get_commit_through_the_bindings_socket) {
+  auto c = bindings();
+  ASSERT_TRUE(c.ok()) << c.error().to_string();
+  auto& conn = **c;
+  EXPECT_EQ(conn.qmgr_name(), "QM1");
+  put(conn, "Q1", "first", mq::MQPMO_SYNCPOINT);
+
+  // Not committed: another connection sees nothing.
+  auto other = bindings();
+  ASSERT_TRUE(other.ok());
+  auto ho = (*other)->open({"Q1", ""}, mq::MQOO_INPUT_SHARED);
+  ASSERT_TRUE(ho.ok()) << ho.error().to_string();
+  mqi::get_request req;
+  auto none = (*other)->get(ho->handle, req);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(rc_of(none.error()), mq::MQRC_NO_MSG_AVAILABLE);
+
+  ASSERT_TRUE(conn.commit().ok());
+  auto m = (*other)->get(ho->handle, req);
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  EXPECT_EQ(text_of(m->data), "first");
+  EXPECT_EQ(m->data_length, 5u);
+  EXPECT_EQ(m->md.put_appl_name.substr(0, 11), "server_test");
+
+  // An MQI error comes back with its MQRC and words, and the connection goes on.
+  auto bad = conn.open({"NO.SUCH.Q", ""}, mq::MQOO_OUTPUT);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(rc_of(bad.error()), mq::MQRC_UNKNOWN_OBJECT_NAME);
+  EXPECT_EQ(bad.error().field, "MQOPEN");
+
+  // put1, inquire, inquire_objects and mqsc travel too.
+  mq::mqmd md;
+  ASSERT_TRUE(conn.put1({"Q2", ""}, md, bytes_view::of("p1"), mq::MQPMO_NO_SYNCPOINT).ok());
+  auto hq = conn.open({"Q2", ""}, mq::MQOO_INQUIRE);
+  ASSERT_TRUE(hq.ok()) << hq.error().to_string();
+  auto st = conn.inquire(hq->handle);
+  ASSERT_TRUE(st.ok()) << st.error().to_string();
+  EXPECT_EQ(st->current_depth, 1);
+  auto objs = conn.inquire_objects("QLOCAL", "Q*");
+  ASSERT_TRUE(objs.ok()) << objs.error().to_string();
+  EXPECT_GE(objs->size(), 2u);
+  auto reply = conn.mqsc("DISPLAY QLOCAL(Q2) CURDEPTH\n");
+  ASSERT_TRUE(reply.ok()) << reply.error().to_string();
+  EXPECT_FALSE(reply->lines.empty());
+
+  ASSERT_TRUE(conn.disconnect().ok());
+  auto after = conn.open({"Q1", ""}, mq::MQOO_OUTPUT);
+  ASSERT_FALSE(after.ok());
+  EXPECT_EQ(rc_of(after.error()), mq::MQRC_HCONN_ERROR);
+}
+
+TEST_F(server_test, a_wrong_queue_manager_name_is_refused) {
+  // The socket of QM1 asked for QM2 (as a hash collision of two sockets would make it): 2058.
+  int fd = raw_socket();
+  bytes hello;
+  wire::encode_request(wire::connect_request{"QM2", "", "", "raw"}, hello);
+  ASSERT_EQ(::send(fd, hello.data(), hello.size(), MSG_NOSIGNAL), static_cast<ssize_t>(hello.size()));
+  std::string got;
+  EXPECT_TRUE(closed_by_peer(fd, &got));
+  ::close(fd);
+  bytes frame(got.begin(), got.end());
+  auto d = wire::decode_response(frame, wire::frame_type::connect);
+  ASSERT_TRUE(d.has_value());
+  ASSERT_TRUE(d->ok()) << d->error().to_string();
+  const auto* r = std::get_if<wire::connect_response>(&d->value().value);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->st.reason, mq::MQRC_Q_MGR_NAME_ERROR);
+  EXPECT_NE(error_log().find("IMB1203E"), std::string::npos);
+
+  // A queue manager that does not run: nothing answers on its socket.
+  connect_options o;
+  o.target = "QM2";
+  o.prefix = prefix();
+  auto missing = connect(o);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(rc_of(missing.error()), mq::MQRC_Q_MGR_NOT_AVAILABLE) << missing.error().to_string();
+  EXPECT_NE(missing.error().detail.find(".sock"), std::string::npos);
+}
+
+TEST_F(server_test, bad_frames_close_the_connection_and_are_logged) {
+  auto frame_header = [](const char* magic, std::uint32_t length, std::uint16_t type, std::uint16_t version) {
+    std::string h(magic, 4);
+    for (int s = 24; s >= 0; s -= 8) h += static_cast<char>((length >> s) & 0xff);
+    h += static_cast<char>(type >> 8);
+    h += static_cast<char>(type & 0xff);
+    h += static_cast<char>(version >> 8);
+    h += static_cast<char>(version & 0xff);
+    return h;
+  };
+  bytes open_frame;
+  wire::encode_request(wire::open_request{{"Q1", ""}, mq::MQOO_OUTPUT}, open_frame);
+  struct bad_case {
+    const char* what;
+    std::string bytes;
+  } cases[] = {
+      {"bad magic", frame_header("IMQX", 0, 1, 1)},
+      {"huge length", frame_header("IMQF", 0xFFFFFFFFu, 1, 1)},
+      {"bad version", frame_header("IMQF", 0, 1, 99)},
+      {"garbage body", frame_header("IMQF", 7, 1, 1) + "\xff\xff\xff\xffxyz"},
+      {"connect not first", std::string(open_frame.begin(), open_frame.end())},
+  };
+  std::size_t logged = 0;
+  for (const auto& bc : cases) {
+    int fd = raw_socket();
+    ASSERT_EQ(::send(fd, bc.bytes.data(), bc.bytes.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(bc.bytes.size()));
+    std::string got;
+    EXPECT_TRUE(closed_by_peer(fd, &got)) << bc.what;
+    EXPECT_TRUE(got.empty()) << bc.what;
+    ::close(fd);
+    auto log = error_log();
+    EXPECT_EQ(count(log, "IMB1200E"), ++logged) << bc.what << "\n" << log;
+    // Still serving.
+    auto c = bindings();
+    ASSERT_TRUE(c.ok()) << bc.what << ": " << c.error().to_string();
+  }
+
+  // A bad frame after a good connect, inside a unit of work: closed, and the put backed out.
+  {
+    auto c = bindings();
+    ASSERT_TRUE(c.ok());
+    put(**c, "Q1", "in flight", mq::MQPMO_SYNCPOINT);
+    int fd = raw_socket();
+    ::close(fd);
+  }
+  int fd = raw_socket();
+  bytes hello;
+  wire::encode_request(wire::connect_request{"QM1", "", "", "raw"}, hello);
+  auto garbage = frame_header("IMQF", 3, 4, 1) + "abc";
+  hello.insert(hello.end(), garbage.begin(), garbage.end());
+  ASSERT_EQ(::send(fd, hello.data(), hello.size(), MSG_NOSIGNAL), static_cast<ssize_t>(hello.size()));
+  std::string got;
+  EXPECT_TRUE(closed_by_peer(fd, &got));
+  EXPECT_FALSE(got.empty());  // the connect response came before the close
+  ::close(fd);
+  EXPECT_EQ(count(error_log(), "IMB1200E"), logged + 1);
+}
+
+TEST_F(server_test, a_client_that_goes_inside_a_unit_of_work_is_backed_out) {
+  auto a = bindings();
+  ASSERT_TRUE(a.ok());
+  put(**a, "Q1", "precious", mq::MQPMO_NO_SYNCPOINT);
+  {
+    auto b = bindings();
+    ASSERT_TRUE(b.ok());
+    auto h = (*b)->open({"Q1", ""}, mq::MQOO_INPUT_SHARED);
+    ASSERT_TRUE(h.ok());
+    mqi::get_request req;
+    req.options = mq::MQGMO_SYNCPOINT | mq::MQGMO_NO_WAIT;
+    auto m = (*b)->get(h->handle, req);
+    ASSERT_TRUE(m.ok()) << m.error().to_string();
+    EXPECT_EQ(text_of(m->data), "precious");
+    // b ends here without MQDISC: its socket closes.
+  }
+  auto h = (*a)->open({"Q1", ""}, mq::MQOO_INPUT_SHARED);
+  ASSERT_TRUE(h.ok());
+  mqi::get_request req;
+  req.options = mq::MQGMO_WAIT | mq::MQGMO_NO_SYNCPOINT;
+  req.wait_interval_ms = 10000;  // the server backs out when it sees the socket close
+  auto m = (*a)->get(h->handle, req);
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  EXPECT_EQ(text_of(m->data), "precious");
+  EXPECT_EQ(m->md.backout_count, 1);
+  EXPECT_EQ(count(error_log(), "IMB1202W"), 1u) << error_log();
+}
+
+TEST_F(server_test, tcp_logins_are_checked_against_the_credential_file) {
+  ASSERT_TRUE(credentials::set_password(credential_file(), "alice", "correct horse").ok());
+  mqsc(
+      "SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('alice') AUTHADD(CONNECT)\n"
+      "SET AUTHREC PROFILE(Q1) OBJTYPE(QUEUE) PRINCIPAL('alice') AUTHADD(PUT,GET)\n");
+  auto port = srv_->start_listener("TEST.TCP", "127.0.0.1", 0);
+  ASSERT_TRUE(port.ok()) << port.error().to_string();
+  ASSERT_NE(*port, 0);
+
+  auto wrong = tcp(*port, "alice", "battery staple");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(rc_of(wrong.error()), mq::MQRC_NOT_AUTHORIZED) << wrong.error().to_string();
+  auto unknown = tcp(*port, "mallory", "correct horse");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(rc_of(unknown.error()), mq::MQRC_NOT_AUTHORIZED);
+  auto none = tcp(*port, "alice", "");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(rc_of(none.error()), mq::MQRC_NOT_AUTHORIZED);
+  auto log = error_log();
+  EXPECT_EQ(count(log, "IMB1201E"), 3u) << log;
+  EXPECT_NE(log.find("user 'alice' from 127.0.0.1("), std::string::npos) << log;
+  EXPECT_EQ(log.find("battery staple"), std::string::npos);  // never a password in the log
+
+  auto ok = tcp(*port, "alice", "correct horse");
+  ASSERT_TRUE(ok.ok()) << ok.error().to_string();
+  put(**ok, "Q1", "over tcp", mq::MQPMO_NO_SYNCPOINT);
+  auto h = (*ok)->open({"Q1", ""}, mq::MQOO_INPUT_SHARED);
+  ASSERT_TRUE(h.ok());
+  auto m = (*ok)->get(h->handle, mqi::get_request{});
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  EXPECT_EQ(text_of(m->data), "over tcp");
+  EXPECT_EQ(m->md.user_identifier.substr(0, 5), "alice");
+
+  // Q2: no authority for alice.
+  auto refused = (*ok)->open({"Q2", ""}, mq::MQOO_OUTPUT);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(rc_of(refused.error()), mq::MQRC_NOT_AUTHORIZED);
+  EXPECT_GE(count(error_log(), "IMB1180E"), 1u);
+
+  ASSERT_TRUE(srv_->stop_listener("TEST.TCP").ok());
+  EXPECT_TRUE(srv_->listeners().empty());
+  auto gone = tcp(*port, "alice", "correct horse");
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(rc_of(gone.error()), mq::MQRC_Q_MGR_NOT_AVAILABLE) << gone.error().to_string();
+  // The connection the listener accepted goes on.
+  put(**ok, "Q1", "still here", mq::MQPMO_NO_SYNCPOINT);
+}
+
+TEST_F(server_test, start_and_stop_listener_commands) {
+  mqsc("DEFINE LISTENER(L.TEST) TRPTYPE(TCP) PORT(0) IPADDR('127.0.0.1')\nSTART LISTENER(L.TEST)\n");
+  EXPECT_NE(last_mqsc_.find("IMB1204I"), std::string::npos) << last_mqsc_;
+  auto ls = srv_->listeners();
+  ASSERT_EQ(ls.size(), 1u);
+  EXPECT_EQ(ls[0].name, "L.TEST");
+  EXPECT_EQ(ls[0].address, "127.0.0.1");
+  EXPECT_NE(ls[0].port, 0);
+  auto refused = tcp(ls[0].port, "nobody", "x");  // something answers there
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(rc_of(refused.error()), mq::MQRC_NOT_AUTHORIZED);
+
+  auto a = admin();
+  auto again = a->mqsc("START LISTENER(L.TEST)\n");
+  ASSERT_TRUE(again.ok());
+  EXPECT_NE(again->exit_code, 0);
+  mqsc("STOP LISTENER(L.TEST)\n");
+  EXPECT_NE(last_mqsc_.find("IMB1205I"), std::string::npos) << last_mqsc_;
+  EXPECT_TRUE(srv_->listeners().empty());
+  auto missing = a->mqsc("START LISTENER(NO.SUCH)\n");
+  ASSERT_TRUE(missing.ok());
+  EXPECT_NE(missing->exit_code, 0);
+}
+
+TEST_F(server_test, a_second_server_on_a_live_socket_is_refused) {
+  server_options so;
+  so.bindings_socket = *bindings_socket_path(prefix(), "QM1");
+  auto second = server::start(*qm_, so);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.error().code, std::errc::address_in_use);
+}
+
+TEST_F(server_test, stop_breaks_connections) {
+  auto c = bindings();
+  ASSERT_TRUE(c.ok());
+  put(**c, "Q1", "uncommitted", mq::MQPMO_SYNCPOINT);
+  srv_->stop();
+  auto h = (*c)->open({"Q1", ""}, mq::MQOO_OUTPUT);
+  ASSERT_FALSE(h.ok());
+  EXPECT_EQ(rc_of(h.error()), mq::MQRC_CONNECTION_BROKEN);
+  auto again = (*c)->commit();
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(rc_of(again.error()), mq::MQRC_CONNECTION_BROKEN);
+  auto a = admin();
+  auto hq = a->open({"Q1", ""}, mq::MQOO_INQUIRE);
+  ASSERT_TRUE(hq.ok());
+  EXPECT_EQ(a->inquire(hq->handle)->current_depth, 0);  // the put was backed out
+  auto none = bindings();
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(rc_of(none.error()), mq::MQRC_Q_MGR_NOT_AVAILABLE);
+}
+
+// The bindings user as an ordinary user: the server's os_administrators option off, so that the test's
+// own user (the daemon's) is not an administrator and AUTHREC applies.
+class server_user_test : public server_test {
+ protected:
+  bool os_administrators() override { return false; }
+};
+
+TEST_F(server_user_test, unauthorized_put_and_get_are_refused_and_logged) {
+  auto refused = bindings();
+  ASSERT_FALSE(refused.ok());  // no CONNECT yet
+  EXPECT_EQ(rc_of(refused.error()), mq::MQRC_NOT_AUTHORIZED) << refused.error().to_string();
+
+  // The OS user, as the server names it.
+  mqsc("SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('" + test_user() +
+       "') AUTHADD(CONNECT)\n"
+       "SET AUTHREC PROFILE(Q1) OBJTYPE(QUEUE) PRINCIPAL('someoneelse') AUTHADD(PUT,GET)\n");
+  auto c = bindings();
+  ASSERT_TRUE(c.ok()) << c.error().to_string();
+  std::size_t before = count(error_log(), "IMB1180E");
+  auto put_open = (*c)->open({"Q1", ""}, mq::MQOO_OUTPUT);
+  ASSERT_FALSE(put_open.ok());
+  EXPECT_EQ(rc_of(put_open.error()), mq::MQRC_NOT_AUTHORIZED);
+  mq::mqmd md;
+  auto put1 = (*c)->put1({"Q1", ""}, md, bytes_view::of("x"), mq::MQPMO_NO_SYNCPOINT);
+  ASSERT_FALSE(put1.ok());
+  EXPECT_EQ(rc_of(put1.error()), mq::MQRC_NOT_AUTHORIZED);
+  auto get_open = (*c)->open({"Q1", ""}, mq::MQOO_INPUT_SHARED);
+  ASSERT_FALSE(get_open.ok());
+  EXPECT_EQ(rc_of(get_open.error()), mq::MQRC_NOT_AUTHORIZED);
+  auto log = error_log();
+  EXPECT_GE(count(log, "IMB1180E"), before + 3) << log;
+  EXPECT_NE(log.find(test_user()), std::string::npos);
+}
+
+// connect("local:QM1"): the queue manager inside the test program, still serving its bindings socket.
+class local_connect_test : public server_test {
+ protected:
+  bool start_engine() override { return false; }
+};
+
+TEST_F(local_connect_test, in_process_queue_manager_serves_its_socket_and_holds_its_lock) {
+  connect_options o;
+  o.target = "local:QM1";
+  o.prefix = prefix();
+  auto a = connect(o);
+  ASSERT_TRUE(a.ok()) << a.error().to_string();
+  EXPECT_TRUE(store_->locked_by_other());
+  auto b = connect(o);  // the same queue manager
+  ASSERT_TRUE(b.ok()) << b.error().to_string();
+  put(**a, "Q1", "local", mq::MQPMO_NO_SYNCPOINT);
+  auto over_socket = bindings();
+  ASSERT_TRUE(over_socket.ok()) << over_socket.error().to_string();
+  auto h = (*over_socket)->open({"Q1", ""}, mq::MQOO_INPUT_SHARED);
+  ASSERT_TRUE(h.ok());
+  auto m = (*over_socket)->get(h->handle, mqi::get_request{});
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  EXPECT_EQ(text_of(m->data), "local");
+  over_socket->reset();
+  a->reset();
+  EXPECT_TRUE(store_->locked_by_other());
+  b->reset();  // the last one ends the queue manager
+  EXPECT_FALSE(store_->locked_by_other());
+  auto none = bindings();
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(rc_of(none.error()), mq::MQRC_Q_MGR_NOT_AVAILABLE);
+}
+
+TEST_F(local_connect_test, default_queue_manager_is_the_only_one) {
+  connect_options o;
+  o.target = "local:";
+  o.prefix = prefix();
+  auto a = connect(o);
+  ASSERT_TRUE(a.ok()) << a.error().to_string();
+  EXPECT_EQ((*a)->qmgr_name(), "QM1");
+}
+
+}  // namespace
+}  // namespace imsb::qmgr
+
+namespace imsb::qmgr {
+namespace {
+
+// TLS listeners: certificates made with the openssl command (skipped where there is none).
+class server_tls_test : public server_test {
+ protected:
+  bool make_certs() {
+    if (std::system("openssl version >/dev/null 2>&1") != 0) return false;
+    const std::string d = tmp_.path();
+    std::ofstream(d + "/san.ext") << "subjectAltName=IP:127.0.0.1\n";
+    std::string ec = " -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes ";
+    std::string cmd =
+        "cd " + d + " && openssl req -x509" + ec + "-keyout ca.key -out ca.crt -subj /CN=test-ca -days 2" +
+        " && openssl req" + ec + "-keyout srv.key -out srv.csr -subj /CN=server" +
+        " && openssl x509 -req -in srv.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out srv.crt -days 2"
+        " -extfile san.ext" +
+        " && openssl req" + ec + "-keyout alice.key -out alice.csr -subj /CN=alice" +
+        " && openssl x509 -req -in alice.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out alice.crt -days 2";
+    return std::system(("(" + cmd + ") >/dev/null 2>&1").c_str()) == 0;
+  }
+  void restart_with_tls() {
+    srv_.reset();
+    server_options so;
+    so.bindings_socket = *bindings_socket_path(prefix(), "QM1");
+    so.credential_file = credential_file();
+    so.tls = {true, tmp_.file("ca.crt"), tmp_.file("srv.crt"), tmp_.file("srv.key")};
+    auto srv = server::start(*qm_, so);
+    ASSERT_TRUE(srv.ok()) << srv.error().to_string();
+    srv_ = std::move(srv).value();
+  }
+  result<std::unique_ptr<mqi::connection>> tls_client(std::uint16_t port, const std::string& user,
+                                                      const std::string& password, bool with_cert) {
+    connect_options o;
+    o.target = "QM1";
+    o.mqserver = "SYSTEM.DEF.SVRCONN/TCP/127.0.0.1(" + std::to_string(port) + ")";
+    o.user = user;
+    o.password = password;
+    o.tls.enabled = true;
+    o.tls.ca_file = tmp_.file("ca.crt");
+    if (with_cert) {
+      o.tls.cert_file = tmp_.file("alice.crt");
+      o.tls.key_file = tmp_.file("alice.key");
+    }
+    return connect(o);
+  }
+};
+
+TEST_F(server_tls_test, client_certificate_or_password_over_tls) {
+  if (!make_certs()) GTEST_SKIP() << "no openssl command to make test certificates";
+  restart_with_tls();
+  ASSERT_TRUE(credentials::set_password(credential_file(), "bob", "pw").ok());
+  mqsc(
+      "SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('alice') AUTHADD(CONNECT)\n"
+      "SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('bob') AUTHADD(CONNECT)\n"
+      "SET AUTHREC PROFILE(Q1) OBJTYPE(QUEUE) PRINCIPAL('alice') AUTHADD(PUT)\n");
+  auto port = srv_->start_listener("TLS", "127.0.0.1", 0);
+  ASSERT_TRUE(port.ok()) << port.error().to_string();
+
+  auto alice = tls_client(*port, "", "", true);  // the certificate's CN is the user
+  ASSERT_TRUE(alice.ok()) << alice.error().to_string();
+  put(**alice, "Q1", "signed", mq::MQPMO_NO_SYNCPOINT);
+  auto a = admin();
+  auto h = a->open({"Q1", ""}, mq::MQOO_INPUT_SHARED);
+  ASSERT_TRUE(h.ok());
+  auto m = a->get(h->handle, mqi::get_request{});
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  EXPECT_EQ(m->md.user_identifier.substr(0, 6), "alice ");
+
+  auto bob = tls_client(*port, "bob", "pw", false);
+  ASSERT_TRUE(bob.ok()) << bob.error().to_string();
+  auto bob_wrong = tls_client(*port, "bob", "nope", false);
+  ASSERT_FALSE(bob_wrong.ok());
+  EXPECT_EQ(rc_of(bob_wrong.error()), mq::MQRC_NOT_AUTHORIZED);
+  // A certificate does not make its holder someone else.
+  auto not_bob = tls_client(*port, "bob", "", true);
+  ASSERT_FALSE(not_bob.ok());
+  EXPECT_EQ(rc_of(not_bob.error()), mq::MQRC_NOT_AUTHORIZED);
+
+  // A plain client on a TLS listener: no MQI, and the server logs the failed handshake.
+  auto plain = tcp(*port, "bob", "pw");
+  ASSERT_FALSE(plain.ok());
+  EXPECT_NE(error_log().find("IMB1203E"), std::string::npos) << error_log();
+}
+
+}  // namespace
+}  // namespace imsb::qmgr
+
+namespace imsb::qmgr {
+namespace {
+
+TEST_F(server_test, a_large_message_travels_whole) {
+  mqsc("ALTER QLOCAL(Q1) MAXMSGL(8388608)\nALTER QMGR MAXMSGL(8388608)\n");
+  std::string big(3 * 1024 * 1024 + 17, '\0');
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7 + i / 4096);
+  auto c = bindings();
+  ASSERT_TRUE(c.ok()) << c.error().to_string();
+  put(**c, "Q1", big, mq::MQPMO_NO_SYNCPOINT);
+  auto h = (*c)->open({"Q1", ""}, mq::MQOO_INPUT_SHARED);
+  ASSERT_TRUE(h.ok());
+  auto m = (*c)->get(h->handle, mqi::get_request{});
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  EXPECT_EQ(m->data_length, big.size());
+  EXPECT_TRUE(text_of(m->data) == big);
+}
+
+}  // namespace
+}  // namespace imsb::qmgr
+
+namespace imsb::qmgr {
+namespace {
+
+class server_limits_test : public server_test {
+ protected:
+  void tweak(server_options& so) override {
+    so.max_connections = 1;
+    so.login_timeout_ms = 300;
+  }
+};
+
+TEST_F(server_limits_test, connection_limit_and_login_timeout) {
+  auto first = bindings();
+  ASSERT_TRUE(first.ok()) << first.error().to_string();
+  auto second = bindings();
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(rc_of(second.error()), mq::MQRC_MAX_CONNS_LIMIT_REACHED) << second.error().to_string();
+  ASSERT_TRUE((*first)->disconnect().ok());
+  first->reset();
+
+  // A peer that never sends its connect frame is closed after the login timeout...
+  int fd = raw_socket();
+  EXPECT_TRUE(closed_by_peer(fd));
+  ::close(fd);
+  EXPECT_NE(error_log().find("read timed out"), std::string::npos) << error_log();
+  // ...while a logged-in connection may wait longer than that in a get.
+  auto c = bindings();
+  ASSERT_TRUE(c.ok()) << c.error().to_string();
+  auto h = (*c)->open({"Q1", ""}, mq::MQOO_INPUT_SHARED);
+  ASSERT_TRUE(h.ok());
+  mqi::get_request req;
+  req.options = mq::MQGMO_WAIT | mq::MQGMO_NO_SYNCPOINT;
+  req.wait_interval_ms = 600;
+  auto m = (*c)->get(h->handle, req);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(rc_of(m.error()), mq::MQRC_NO_MSG_AVAILABLE) << m.error().to_string();
+}
+
+}  // namespace
+}  // namespace imsb::qmgr
