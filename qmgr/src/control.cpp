@@ -28,6 +28,7 @@
 #include "imsb/core/messages.hpp"
 #include "imsb/objects/mqsc_exec.hpp"
 #include "imsb/objects/object.hpp"
+#include "imsb/qmgr/daemon.hpp"
 #include "imsb/qmgr/store.hpp"
 
 namespace imsb::qmgr {
@@ -389,13 +390,14 @@ int dltmqm_body(const std::vector<std::string>& args, std::ostream& out, std::os
 
 const char* const runmqsc_usage = R"(Usage: runmqsc [-f FILE] [-e] [-v] [--prefix DIR] [QM]
 
-Runs MQSC commands (from standard input, or FILE) against the object catalog of queue manager QM, which
-must be stopped: runmqsc holds the queue manager's lock while it edits, and is refused while the queue
-manager runs or another runmqsc edits it. QM may be left out when the prefix has exactly one queue
-manager. For each command it prints the command (its number and text), then one line per result with a
+Runs MQSC commands (from standard input, or FILE) against queue manager QM. When QM runs (strmqm), the
+commands go to it through its bindings socket and it applies them itself, so its catalog has one writer;
+when it is stopped, runmqsc edits the catalog under the queue manager's lock, and is refused while
+another runmqsc edits it (and with -v while it runs). QM may be left out when the prefix has exactly one
+queue manager. For each command it prints the command (its number and text), then one line per result with a
 message ID; a syntax error or a command that cannot be applied changes nothing. Commands that act on a
-running queue manager (START CHANNEL, DISPLAY QSTATUS, CLEAR QLOCAL ...) fail with "queue manager not
-running"; valid MQSC that imsbridge does not implement is reported as not supported. Each command is
+running queue manager (START LISTENER, DISPLAY QSTATUS, CLEAR QLOCAL ...) fail with "queue manager not
+running" when it is stopped; valid MQSC that imsbridge does not implement is reported as not supported. Each command is
 applied and answered as soon as its last line is read. The catalog is saved when a command changed it
 and no more input is waiting (a pause at the terminal or in a pipe), and at the end; from a file, at
 the end. Before the first command, the object files are repaired to match the catalog (IMB1169W).
@@ -580,6 +582,14 @@ int runmqsc_body(const std::vector<std::string>& args, mqsc_input* given_input, 
   auto lock = store->try_lock();
   if (!lock) {
     if (is_code(lock.error(), std::errc::device_or_resource_busy)) {
+      // A running queue manager takes the commands itself, through its bindings socket (issue 5: the
+      // catalog has one writer); -1: no daemon answers (another runmqsc holds the lock).
+      if (!verify) {
+        const bool terminal = !file && in_fd >= 0 && ::isatty(in_fd) == 1;
+        const int rc = detail::runmqsc_running(
+            prefix->path, *name, [&] { return input->next(); }, terminal, no_echo, out, err);
+        if (rc >= 0) return rc;
+      }
       say(err, msg::IMB1159E, busy_text(*name, "its objects were not changed"));
     } else {
       say(err, msg::IMB1160E, "Cannot lock queue manager " + *name + ": " + plain(lock.error()) + ".");
