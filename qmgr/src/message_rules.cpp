@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 #include "imsb/mq/chain.hpp"
 #include "imsb/mq/codes.hpp"
@@ -32,6 +33,12 @@ decode_error mqrc_error(std::int32_t rc, std::string field, std::string detail) 
   e.field = std::move(field);
   e.detail = std::move(detail);
   return e;
+}
+
+std::string hex32(std::int32_t v) {
+  char buf[9];
+  std::snprintf(buf, sizeof buf, "%08X", static_cast<unsigned>(v));
+  return buf;
 }
 
 // An MQCHARn field: `s` cut or blank padded to n characters.
@@ -186,6 +193,14 @@ result<mq::mqmd> prepare_put(const mq::mqmd& given, std::int32_t pmo_options, co
                       "Report has bits of MQRO_REJECT_UNSUP_MASK (X'101C0000') set");
   if (given.msg_type == mq::MQMT_REQUEST && is_blank(given.reply_to_q))
     return mqrc_error(mq::MQRC_MISSING_REPLY_TO_Q, "MQMD.ReplyToQ", "a request message needs a ReplyToQ");
+  // A report asked for needs somewhere to go, as a reply does: IBM's MQRC_MISSING_REPLY_TO_Q covers "a
+  // report message was requested in the Report field" too [I] (IBM's reason-code text). PAN/NAN and
+  // ACTIVITY are not report messages of the queue manager; DISCARD and the PASS_* options ask for none.
+  constexpr std::int32_t report_kinds = mq::MQRO_EXCEPTION_WITH_FULL_DATA | mq::MQRO_EXPIRATION_WITH_FULL_DATA |
+                                        mq::MQRO_COA_WITH_FULL_DATA | mq::MQRO_COD_WITH_FULL_DATA;
+  if ((given.report & report_kinds) != 0 && is_blank(given.reply_to_q))
+    return mqrc_error(mq::MQRC_MISSING_REPLY_TO_Q, "MQMD.ReplyToQ",
+                      "a report was asked for (Report X'" + hex32(given.report) + "') but ReplyToQ is blank");
   if (given.persistence != mq::MQPER_NOT_PERSISTENT && given.persistence != mq::MQPER_PERSISTENT &&
       given.persistence != mq::MQPER_PERSISTENCE_AS_Q_DEF)
     return mqrc_error(mq::MQRC_PERSISTENCE_ERROR, "MQMD.Persistence",
@@ -209,6 +224,9 @@ result<mq::mqmd> prepare_put(const mq::mqmd& given, std::int32_t pmo_options, co
   mq::mqmd md = given;
   md.version = mq::MQMD_VERSION_2;
   md.backout_count = 0;
+  // MQCCSI_Q_MGR becomes the queue manager's CCSID on MQPUT, so a getter learns what the data is [C]
+  // (IBM's CodedCharSetId field description).
+  if (md.coded_char_set_id == mq::MQCCSI_Q_MGR) md.coded_char_set_id = qmgr_ccsid;
   const bool new_msg_id = md.msg_id == mq::MQMI_NONE || (pmo_options & mq::MQPMO_NEW_MSG_ID) != 0;
   if (new_msg_id) md.msg_id = generate_id(ctx);
   // A new CorrelId comes from the same generator: unique among CorrelIds as MsgIds are [I]. With a new

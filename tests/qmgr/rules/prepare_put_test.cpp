@@ -90,6 +90,7 @@ TEST(PreparePut, ReportOptionsError) {
   mqmd md;  // bits of the accept masks are accepted
   md.report = mq::MQRO_COA_WITH_FULL_DATA | mq::MQRO_EXCEPTION_WITH_FULL_DATA | mq::MQRO_DISCARD_MSG |
               mq::MQRO_PASS_MSG_ID | mq::MQRO_PASS_CORREL_ID | 0x00000008;
+  md.reply_to_q = pad("REPLY.Q", 48);  // reports need somewhere to go (ReportAskedForWithoutReplyToQ)
   EXPECT_EQ(rc_of(md), mq::MQRC_NONE);
 }
 
@@ -120,6 +121,34 @@ TEST(PreparePut, RequestWithoutReplyToQ) {
   EXPECT_EQ(rc_of(md), mq::MQRC_MISSING_REPLY_TO_Q);
   md.msg_type = mq::MQMT_DATAGRAM;  // only a request needs one
   EXPECT_EQ(rc_of(md), mq::MQRC_NONE);
+}
+
+TEST(PreparePut, ReportAskedForWithoutReplyToQ) {
+  mqmd md;  // a datagram, ReplyToQ blank
+  for (std::int32_t report : {mq::MQRO_COA, mq::MQRO_COD_WITH_DATA, mq::MQRO_EXCEPTION, mq::MQRO_EXPIRATION}) {
+    md.report = report;
+    EXPECT_EQ(rc_of(md), mq::MQRC_MISSING_REPLY_TO_Q) << report;
+  }
+  // Options that ask for no report message need no ReplyToQ.
+  for (std::int32_t report : {mq::MQRO_PASS_MSG_ID, mq::MQRO_PASS_CORREL_ID, mq::MQRO_DISCARD_MSG, mq::MQRO_PAN}) {
+    md.report = report;
+    EXPECT_EQ(rc_of(md), mq::MQRC_NONE) << report;
+  }
+  md.report = mq::MQRO_COA;
+  md.reply_to_q = pad("REPLY.Q", 48);
+  EXPECT_EQ(rc_of(md), mq::MQRC_NONE);
+}
+
+TEST(PreparePut, QueueManagerCcsidReplacesMqccsiQMgr) {
+  mqmd md;
+  md.coded_char_set_id = mq::MQCCSI_Q_MGR;
+  auto r = prepare_put(md, mq::MQPMO_NONE, make_ctx());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(r->coded_char_set_id, 819);
+  md.coded_char_set_id = 1208;  // a CCSID the application names stays
+  r = prepare_put(md, mq::MQPMO_NONE, make_ctx());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->coded_char_set_id, 1208);
 }
 
 TEST(PreparePut, TwoContextOptionsAreAnOptionsError) {
