@@ -5,12 +5,18 @@
 
 #include "client_connection.hpp"
 
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <openssl/err.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -60,6 +66,49 @@ stream::~stream() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+bool stream::set_nonblocking() noexcept {
+  int flags = ::fcntl(fd_, F_GETFL);
+  return flags >= 0 && ::fcntl(fd_, F_SETFL, flags | O_NONBLOCK) == 0;
+}
+
+bool stream::await(short events) {
+  for (;;) {
+    int ms = -1;
+    if (deadline_) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline_ - clock::now()).count();
+      if (left <= 0) {
+        timed_out_ = true;
+        error_ = "timed out";
+        return false;
+      }
+      ms = left > INT_MAX ? INT_MAX : static_cast<int>(left);
+    }
+    pollfd p{fd_, events, 0};
+    int r = ::poll(&p, 1, ms);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      error_ = std::string("poll failed: ") + std::strerror(errno);
+      return false;
+    }
+    if (r > 0) return true;  // ready, or an error/hangup the next read or write reports
+  }
+}
+
+bool stream::accept_tls() {
+  for (;;) {
+    sigpipe_guard guard;
+    int r = SSL_accept(ssl_);
+    if (r == 1) return true;
+    int err = SSL_get_error(ssl_, r);
+    if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+      if (!await(err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT)) return false;
+      continue;
+    }
+    error_ = openssl_errors();
+    return false;
+  }
+}
+
 bool stream::read_exact(std::uint8_t* data, std::size_t length) {
   std::size_t got = 0;
   while (got < length) {
@@ -70,6 +119,10 @@ bool stream::read_exact(std::uint8_t* data, std::size_t length) {
       int n = SSL_read(ssl_, data + got, chunk);
       if (n <= 0) {
         int err = SSL_get_error(ssl_, n);
+        if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {  // a non-blocking socket
+          if (!await(err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT)) return false;
+          continue;
+        }
         error_ = err == SSL_ERROR_ZERO_RETURN ? "" : "TLS read failed: " + openssl_errors();
         if (got > 0 && error_.empty()) error_ = "the peer closed the connection inside a frame";
         return false;
@@ -79,9 +132,11 @@ bool stream::read_exact(std::uint8_t* data, std::size_t length) {
       auto n = ::recv(fd_, data + got, want, 0);
       if (n < 0) {
         if (errno == EINTR) continue;
-        error_ = errno == EAGAIN || errno == EWOULDBLOCK
-                     ? std::string("read timed out")
-                     : std::string("read failed: ") + std::strerror(errno);
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+          if (!await(POLLIN)) return false;
+          continue;
+        }
+        error_ = std::string("read failed: ") + std::strerror(errno);
         return false;
       }
       if (n == 0) {
@@ -103,6 +158,11 @@ bool stream::write_all(const std::uint8_t* data, std::size_t length) {
       sigpipe_guard guard;
       int n = SSL_write(ssl_, data + sent, chunk);
       if (n <= 0) {
+        int err = SSL_get_error(ssl_, n);
+        if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {  // retried with the same arguments
+          if (!await(err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT)) return false;
+          continue;
+        }
         error_ = "TLS write failed: " + openssl_errors();
         return false;
       }
@@ -112,6 +172,10 @@ bool stream::write_all(const std::uint8_t* data, std::size_t length) {
       auto n = ::send(fd_, data + sent, want, MSG_NOSIGNAL);
       if (n < 0) {
         if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+          if (!await(POLLOUT)) return false;
+          continue;
+        }
         error_ = std::string("write failed: ") + std::strerror(errno);
         return false;
       }
@@ -128,6 +192,19 @@ void stream::shutdown() noexcept {
 std::size_t frame_body_length(const std::uint8_t* header) noexcept {
   return (std::size_t{header[4]} << 24) | (std::size_t{header[5]} << 16) | (std::size_t{header[6]} << 8) |
          std::size_t{header[7]};
+}
+
+void set_keepalive(int fd, int idle_s, int interval_s, int count) noexcept {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  if (idle_s <= 0 || ::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0 ||
+      (ss.ss_family != AF_INET && ss.ss_family != AF_INET6))
+    return;
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle_s, sizeof idle_s);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval_s, sizeof interval_s);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
 }
 
 std::string openssl_errors() {
@@ -157,8 +234,11 @@ result<std::shared_ptr<SSL_CTX>> make_tls_context(const tls_options& tls, bool s
     if (SSL_CTX_load_verify_locations(ctx.get(), tls.ca_file.c_str(), nullptr) != 1)
       return fail(tls.ca_file, "cannot load the CA certificates");
     // The server asks for a client certificate but lets a client without one log in with a password;
-    // a certificate that is presented must verify [D].
-    SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
+    // a certificate that is presented must verify [D]. TLS.RequireClientCert=yes refuses a client
+    // without one in the handshake.
+    int mode = SSL_VERIFY_PEER;
+    if (server && tls.require_client_cert) mode |= SSL_VERIFY_FAIL_IF_NO_PEER_CERT;
+    SSL_CTX_set_verify(ctx.get(), mode, nullptr);
   } else if (!server) {
     SSL_CTX_set_default_verify_paths(ctx.get());
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
@@ -173,7 +253,13 @@ namespace {
 class client_connection final : public mqi::connection {
  public:
   client_connection(std::unique_ptr<stream> s, std::string where)
-      : s_(std::move(s)), where_(std::move(where)) {}
+      : s_(std::move(s)), where_(std::move(where)) {
+    if (const char* env = std::getenv("IMSB_CLIENT_CALL_TIMEOUT_MS")) {
+      char* end = nullptr;
+      long long v = std::strtoll(env, &end, 10);
+      if (end != env && *end == '\0' && v >= 0) margin_ms_ = v;
+    }
+  }
 
   result<wire::connect_response> hello(const wire::connect_request& req) {
     auto r = call<wire::connect_response>(req, "MQCONN");
@@ -203,7 +289,12 @@ class client_connection final : public mqi::connection {
     return std::move(r->result);
   }
   result<mqi::message> get(mqi::hobj handle, const mqi::get_request& request) override {
-    auto r = call<wire::get_response>(wire::get_request_frame{handle, request}, "MQGET");
+    // The call may take the wait, and the margin on top; an unlimited wait has no deadline.
+    std::optional<std::int64_t> wait = 0;
+    if ((request.options & mq::MQGMO_WAIT) != 0)
+      wait =
+          request.wait_interval_ms < 0 ? std::nullopt : std::optional<std::int64_t>(request.wait_interval_ms);
+    auto r = call<wire::get_response>(wire::get_request_frame{handle, request}, "MQGET", wait);
     if (!r) return r.error();
     return std::move(r->msg);
   }
@@ -237,24 +328,46 @@ class client_connection final : public mqi::connection {
 
  private:
   template <class Response>
-  result<Response> call(const wire::request& req, const char* call_name) {
+  result<Response> call(const wire::request& req, const char* call_name,
+                        std::optional<std::int64_t> wait_ms = std::int64_t{0}) {
     if (disconnected_)
       return decode_error{mq::make_mqrc(mq::MQRC_HCONN_ERROR), call_name, 0,
                           "the connection was disconnected"};
     if (broken_)
       return decode_error{mq::make_mqrc(mq::MQRC_CONNECTION_BROKEN), call_name, 0,
                           "the connection to " + where_ + " is broken: " + broken_detail_};
+    // What the protocol cannot carry (an MQMD of version 3, too long a body) is the caller's error, not
+    // the connection's: answered here, nothing sent [D].
+    if (auto ok = wire::check_request(req); !ok) return ok.error();
+    if (wait_ms && margin_ms_ > 0) {
+      s_->set_deadline(stream::clock::now() + std::chrono::milliseconds(*wait_ms + margin_ms_));
+    } else {
+      s_->set_deadline(std::nullopt);
+    }
     auto type = wire::type_of(req);
     bytes out;
     wire::encode_request(req, out);
-    if (!s_->write_all(out.data(), out.size())) return broken(call_name, s_->error());
+    bool wrote = s_->write_all(out.data(), out.size());
+    std::string write_error = wrote ? std::string() : why_broken();
+    // Read even after a failed write: a queue manager that refuses a connection at once (its connection
+    // limit) answers and closes without reading, and its answer is worth more than EPIPE [D].
     auto frame = s_->read_frame([&](bytes_view header) -> std::optional<decode_error> {
       auto d = wire::decode_response(header, type);
       if (d && !*d) return d->error();
       return std::nullopt;
     });
+    if (!wrote) {
+      auto d =
+          frame.status == stream::frame_status::ok ? wire::decode_response(frame.data, type) : std::nullopt;
+      const Response* resp = d && *d ? std::get_if<Response>(&d->value().value) : nullptr;
+      auto e = broken(call_name, write_error);
+      if (resp != nullptr && resp->st.reason != mq::MQRC_NONE)
+        return decode_error{mq::make_mqrc(resp->st.reason), call_name, 0, resp->st.detail};
+      return e;
+    }
     if (frame.status == stream::frame_status::closed)
-      return broken(call_name, s_->error().empty() ? "the queue manager closed the connection" : s_->error());
+      return broken(call_name,
+                    s_->error().empty() ? "the queue manager closed the connection" : why_broken());
     if (frame.status == stream::frame_status::bad)
       return broken(call_name, "bad frame: " + frame.error.to_string());
     auto d = wire::decode_response(frame.data, type);
@@ -273,6 +386,12 @@ class client_connection final : public mqi::connection {
     return mqi::done{};
   }
 
+  std::string why_broken() const {
+    if (!s_->timed_out()) return s_->error();
+    return "no answer within " + std::to_string(margin_ms_) +
+           " ms beyond the call's wait (IMSB_CLIENT_CALL_TIMEOUT_MS)";
+  }
+
   decode_error broken(const char* call_name, const std::string& why) {
     broken_ = true;
     broken_detail_ = why;
@@ -284,6 +403,7 @@ class client_connection final : public mqi::connection {
   std::unique_ptr<stream> s_;
   std::string where_;
   std::string qmgr_name_;
+  std::int64_t margin_ms_ = 30000;
   bool broken_ = false;
   bool disconnected_ = false;
   std::string broken_detail_;
@@ -294,6 +414,9 @@ class client_connection final : public mqi::connection {
 result<std::unique_ptr<mqi::connection>> make_client_connection(std::unique_ptr<stream> s,
                                                                 const wire::connect_request& hello,
                                                                 const std::string& where) {
+  // Keepalive as the server's: a queue manager host that vanished breaks a get that waits without limit.
+  set_keepalive(s->fd(), 60, 10, 3);
+  s->set_nonblocking();  // the per-call deadline (stream::set_deadline)
   auto c = std::make_unique<client_connection>(std::move(s), where);
   auto r = c->hello(hello);
   if (!r) {

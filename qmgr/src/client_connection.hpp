@@ -5,6 +5,7 @@
 
 #include <openssl/ssl.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -49,6 +50,18 @@ class stream {
   int fd() const noexcept { return fd_; }
   SSL* ssl() const noexcept { return ssl_; }
   void set_ssl(SSL* ssl) noexcept { ssl_ = ssl; }  // TLS from now on; the stream frees it
+  // Deadlines need a non-blocking socket: the stream then waits in poll() for each read and write, with
+  // what is left of the deadline (one deadline for a whole login or call, whatever the peer drips) [D].
+  // Without a deadline it waits as long as it takes.
+  bool set_nonblocking() noexcept;
+  using clock = std::chrono::steady_clock;
+  void set_deadline(std::optional<clock::time_point> deadline) noexcept {
+    deadline_ = deadline;
+    timed_out_ = false;
+  }
+  bool timed_out() const noexcept { return timed_out_; }  // the last failure was the deadline's
+  // The server's TLS handshake (SSL_accept) under the deadline. False with error() on failure.
+  bool accept_tls();
   // False when the peer closed or the connection broke (errno / SSL error in `error`).
   bool read_exact(std::uint8_t* data, std::size_t length);
   bool write_all(const std::uint8_t* data, std::size_t length);
@@ -70,9 +83,13 @@ class stream {
   frame read_frame(Check header_check);
 
  private:
+  bool await(short events);  // poll until ready or the deadline (false, error_ and timed_out_ set)
+
   int fd_ = -1;
   SSL* ssl_ = nullptr;
   std::string error_;
+  std::optional<clock::time_point> deadline_;
+  bool timed_out_ = false;
 };
 
 // The body length of a frame header (its bytes 4..7, big-endian).
@@ -107,9 +124,17 @@ stream::frame stream::read_frame(Check header_check) {
 result<std::shared_ptr<SSL_CTX>> make_tls_context(const tls_options& tls, bool server);
 std::string openssl_errors();
 
+// TCP keepalive on a socket (nothing on a Unix socket): probes after `idle_s` seconds of silence, every
+// `interval_s`, `count` unanswered ones and the connection is broken, so that a peer host that vanished
+// (power off, cable) ends the connection instead of holding it for ever [D]. idle_s <= 0: left off.
+void set_keepalive(int fd, int idle_s, int interval_s, int count) noexcept;
+
 // The client connection (client_connection.cpp): sends `hello` as the connect frame and returns the
 // connection once the queue manager accepted it; its MQRC otherwise (MQRC_NOT_AUTHORIZED ...).
-// `where` (the socket path or host(port)) goes into error details.
+// `where` (the socket path or host(port)) goes into error details. Each call has a deadline: the get's
+// wait (none for MQWI_UNLIMITED: keepalive decides) plus a margin, 30 s or IMSB_CLIENT_CALL_TIMEOUT_MS
+// (0: none); past it the socket is shut down and the call answers MQRC_CONNECTION_BROKEN [D]. A request
+// that wire::check_request refuses answers its MQRC without being sent (the connection goes on).
 result<std::unique_ptr<mqi::connection>> make_client_connection(std::unique_ptr<stream> s,
                                                                 const mqi::wire::connect_request& hello,
                                                                 const std::string& where);

@@ -19,10 +19,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <list>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "client_connection.hpp"
@@ -106,6 +108,30 @@ namespace {
 
 std::string line(std::string_view id, const std::string& text) { return std::string(id) + ": " + text; }
 
+// A peer's string as it may go into a log line: at most `max` bytes of it, control characters (a forged
+// line break) and non-ASCII bytes as \xNN, "..." when cut [D]. Before login anybody may send anything:
+// the error log must not be theirs to fill or forge.
+std::string clean(std::string_view text, std::size_t max = 64) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < max; ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c >= 0x7f || c == '\\') {
+      out += "\\x";
+      out += digits[c >> 4];
+      out += digits[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (text.size() > max) out += "...";
+  return out;
+}
+
+// The connect frame's body is at most this long: four short strings. The cap applies from the header, before
+// any body is read, so that an unauthenticated peer cannot make the server buffer (or log) megabytes [D].
+constexpr std::size_t max_connect_body = 4096;
+
 wire::status status_of(const decode_error& e) {
   wire::status st;
   // An error from below that carries no MQRC (a file-system errno) is MQRC_UNEXPECTED_ERROR with its
@@ -143,18 +169,27 @@ struct server::impl {
     std::unique_ptr<detail::stream> s;  // reset (closed) by its thread when it ends, under mu
     std::thread thread;
     bool done = false;
+    bool logged_in = false;            // under mu
+    std::atomic<bool> evicted{false};  // shed before login by a newer connection: ends without a log line
   };
 
   mutable std::mutex mu;
   std::unique_ptr<acceptor> bindings;
   std::map<std::string, std::unique_ptr<acceptor>> listeners;
   std::list<std::shared_ptr<conn>> conns;
-  std::size_t active = 0;
+  std::size_t active = 0;   // connections with a thread
+  std::size_t pending = 0;  // of which not logged in yet
   bool stopped = false;
+  // Connections shed at accept (over max_connections, or pending ones evicted) are logged once per burst:
+  // the first, then a count at most every 10 s while it lasts [D].
+  std::size_t shed_unlogged = 0;
+  bool shedding = false;
+  std::chrono::steady_clock::time_point shed_logged_at;
 
   void log(std::string_view id, const std::string& text) { qm->log_error(line(id, text)); }
 
   void accept_loop(acceptor* a);
+  void note_shed(const std::string& why);
   void serve(std::shared_ptr<conn> c, bool tcp, std::string peer);
   void reap_locked(std::vector<std::thread>& finished);
   void stop_acceptor(acceptor& a);
@@ -196,26 +231,99 @@ void server::impl::accept_loop(acceptor* a) {
     if (a->tcp) {
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      detail::set_keepalive(fd, options.keepalive_idle_s, options.keepalive_interval_s,
+                            options.keepalive_count);
       peer = peer_address(ss);
     }
+    // The limits are checked here, before a thread exists: a flood of sockets costs a file descriptor
+    // each for a moment, never a thread [D].
     auto c = std::make_shared<conn>();
     c->s = std::make_unique<detail::stream>(fd);
     std::vector<std::thread> finished;
+    std::string shed;          // why a connection was shed (for the burst's log line)
+    std::string thread_error;  // std::thread could not start (EAGAIN)
+    bool refused = false;
     {
       std::lock_guard<std::mutex> lock(mu);
       reap_locked(finished);
-      conns.push_back(c);
-      ++active;
-      c->thread = std::thread([this, c, tcp = a->tcp, peer] { serve(c, tcp, peer); });
+      if (active >= options.max_connections) {
+        refused = true;
+        shed = "connection limit " + std::to_string(options.max_connections) + " reached";
+      } else {
+        if (pending >= std::max<std::size_t>(options.max_login_pending, 1)) {
+          // The oldest connection still not logged in makes room: silent sockets cannot lock out a real
+          // user, who logs in within a moment of connecting [D].
+          for (auto& old : conns) {
+            if (!old->logged_in && !old->done && !old->evicted && old->s) {
+              old->evicted = true;  // counted out now: its thread is on its way out
+              old->s->shutdown();
+              --active;
+              --pending;
+              break;
+            }
+          }
+          shed = std::to_string(options.max_login_pending) +
+                 " connections waiting to log in: the oldest closed to make room";
+        }
+        conns.push_back(c);
+        ++active;
+        ++pending;
+        try {
+          c->thread = std::thread([this, c, tcp = a->tcp, peer] { serve(c, tcp, peer); });
+        } catch (const std::system_error& e) {
+          conns.pop_back();
+          --active;
+          --pending;
+          thread_error = e.what();
+        }
+      }
+      if (shed.empty() && thread_error.empty()) shedding = false;  // the burst is over
     }
     for (auto& t : finished) t.join();
+    if (refused) {
+      // Answer MQRC_MAX_CONNS_LIMIT_REACHED without reading the connect frame: sent without blocking, what
+      // the peer sent drained (so that TCP does not reset the answer away), then closed.
+      wire::connect_response no;
+      no.st.reason = mq::MQRC_MAX_CONNS_LIMIT_REACHED;
+      no.st.detail =
+          "the queue manager serves its most connections (" + std::to_string(options.max_connections) + ")";
+      bytes out;
+      wire::encode_response(wire::frame_type::connect, no, out);
+      (void)::send(fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      char drain[4096];
+      (void)::recv(fd, drain, sizeof drain, MSG_DONTWAIT);
+      ::shutdown(fd, SHUT_WR);
+      c.reset();  // closes
+    }
+    if (!thread_error.empty()) {
+      c.reset();
+      log(msg::IMB1203E, "connection from " + (a->tcp ? peer : std::string("the bindings socket")) +
+                             " closed: no thread for it (" + thread_error + ")");
+    }
+    if (!shed.empty()) note_shed(shed);
   }
+}
+
+void server::impl::note_shed(const std::string& why) {
+  auto now = std::chrono::steady_clock::now();
+  std::size_t n = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ++shed_unlogged;
+    if (shedding && now - shed_logged_at < std::chrono::seconds(10)) return;
+    shedding = true;
+    shed_logged_at = now;
+    n = shed_unlogged;
+    shed_unlogged = 0;
+  }
+  log(msg::IMB1203E, why + (n > 1 ? " (" + std::to_string(n) + " connections shed since the last line)"
+                                  : std::string(" (logged once per burst)")));
 }
 
 void server::impl::serve(std::shared_ptr<conn> c, bool tcp, std::string peer) {
   detail::stream& s = *c->s;
   std::unique_ptr<mqi::connection> mq;  // the engine's connection, once connect succeeded
-  std::string who = peer;
+  std::string who = tcp ? peer : std::string("a bindings peer");
   bool disconnected = false;
 
   auto send = [&](wire::frame_type t, const wire::response& r) {
@@ -234,21 +342,27 @@ void server::impl::serve(std::shared_ptr<conn> c, bool tcp, std::string peer) {
     std::lock_guard<std::mutex> lock(mu);
     c->s.reset();  // closes the socket: the peer sees the end now, not when the thread is reaped
     c->done = true;
-    --active;
+    if (!c->evicted) {  // an evicted connection was counted out when it was evicted
+      if (!c->logged_in) --pending;
+      --active;
+    }
   };
 
   do {
-    std::size_t limit = 0;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      limit = active;
-    }
-
-    auto set_timeout = [&](int ms) {
-      timeval tv{ms / 1000, (ms % 1000) * 1000};
-      ::setsockopt(s.fd(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    // One deadline for the whole login, TLS handshake and connect frame together, whatever the peer
+    // drips: every read and write waits in poll() with what is left of it [D].
+    s.set_nonblocking();
+    if (options.login_timeout_ms > 0)
+      s.set_deadline(detail::stream::clock::now() + std::chrono::milliseconds(options.login_timeout_ms));
+    auto ended_before_login = [&](const std::string& what) {
+      if (c->evicted) return;  // counted in the shedding's line (accept_loop)
+      if (s.timed_out()) {
+        log(msg::IMB1202W, "connection from " + who + " did not log in within " +
+                               std::to_string(options.login_timeout_ms) + " ms (login timeout); closed");
+      } else if (!s.error().empty()) {
+        log(msg::IMB1202W, "connection from " + who + " broke " + what + ": " + clean(s.error(), 256));
+      }
     };
-    if (options.login_timeout_ms > 0) set_timeout(options.login_timeout_ms);
 
     // TLS first, on TCP listeners that have it.
     if (tcp && tls_ctx) {
@@ -262,27 +376,33 @@ void server::impl::serve(std::shared_ptr<conn> c, bool tcp, std::string peer) {
         std::lock_guard<std::mutex> lock(mu);
         s.set_ssl(ssl);  // owned by the stream from now on
       }
-      detail::sigpipe_guard guard;
-      if (SSL_accept(ssl) != 1) {
-        log(msg::IMB1203E, "TLS handshake with " + peer + " failed: " + detail::openssl_errors());
+      if (!s.accept_tls()) {
+        if (c->evicted || s.timed_out()) {
+          ended_before_login("in its TLS handshake");
+        } else {
+          log(msg::IMB1203E, "TLS handshake with " + peer + " failed: " + clean(s.error(), 256));
+        }
         break;
       }
     }
     detail::stream& io = *c->s;
 
-    auto read = [&]() {
-      return io.read_frame([](bytes_view header) -> std::optional<decode_error> {
+    auto read = [&](bool first) {
+      return io.read_frame([first](bytes_view header) -> std::optional<decode_error> {
         auto d = wire::decode_request(header);
         if (d && !*d) return d->error();
+        if (first && detail::frame_body_length(header.data()) > max_connect_body)
+          return decode_error{std::make_error_code(std::errc::bad_message), "frame.length", 4,
+                              "a first frame of " + std::to_string(detail::frame_body_length(header.data())) +
+                                  " bytes; before login at most " + std::to_string(max_connect_body)};
         return std::nullopt;
       });
     };
 
     // The first frame: connect.
-    auto f = read();
+    auto f = read(true);
     if (f.status == detail::stream::frame_status::closed) {
-      if (!io.error().empty())
-        log(msg::IMB1202W, "connection from " + who + " broke before connect: " + io.error());
+      ended_before_login("before connect");
       break;
     }
     auto d = f.status == detail::stream::frame_status::ok ? wire::decode_request(f.data) : std::nullopt;
@@ -290,7 +410,7 @@ void server::impl::serve(std::shared_ptr<conn> c, bool tcp, std::string peer) {
       auto err = f.status == detail::stream::frame_status::bad ? f.error
                  : (d && !*d)                                  ? d->error()
                                                                : decode_error{};
-      log(msg::IMB1200E, "from " + who + ": " + err.to_string() + "; connection closed");
+      log(msg::IMB1200E, "from " + who + ": " + clean(err.to_string(), 256) + "; connection closed");
       break;
     }
     auto* hello = std::get_if<wire::connect_request>(&d->value().value);
@@ -306,24 +426,21 @@ void server::impl::serve(std::shared_ptr<conn> c, bool tcp, std::string peer) {
       hello_resp.st.detail = why;
       (void)send(wire::frame_type::connect, hello_resp);
     };
-    if (limit > options.max_connections) {
-      log(msg::IMB1203E,
-          "from " + who + ": connection limit " + std::to_string(options.max_connections) + " reached");
-      refuse(mq::MQRC_MAX_CONNS_LIMIT_REACHED, "the queue manager serves its most connections (" +
-                                                   std::to_string(options.max_connections) + ")");
-      break;
-    }
     std::string wanted = hello->qmgr_name;
     while (!wanted.empty() && wanted.back() == ' ') wanted.pop_back();
     if (!wanted.empty() && wanted != qm->name()) {
-      log(msg::IMB1203E, "from " + who + ": asked for queue manager " + wanted + ", this is " + qm->name());
-      refuse(mq::MQRC_Q_MGR_NAME_ERROR, "this is queue manager " + qm->name() + ", not " + wanted);
+      log(msg::IMB1203E,
+          "from " + who + ": asked for queue manager " + clean(wanted) + ", this is " + qm->name());
+      refuse(mq::MQRC_Q_MGR_NAME_ERROR, "this is queue manager " + qm->name() + ", not " + clean(wanted));
       break;
     }
 
     // Who is it?
     principal p;
     if (!tcp) {
+      // Bindings: the OS user from SO_PEERCRED, nothing else. A user or password in the connect frame is
+      // ignored, never checked nor logged (a password has no business on this socket) [D].
+      hello->password.clear();
       ucred cred{};
       socklen_t len = sizeof cred;
       if (::getsockopt(io.fd(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
@@ -332,14 +449,27 @@ void server::impl::serve(std::shared_ptr<conn> c, bool tcp, std::string peer) {
         break;
       }
       p = detail::os_principal(cred.uid, cred.gid);
-      who = "user " + p.user + " (pid " + std::to_string(cred.pid) + ", bindings)";
+      who = "user " + clean(p.user) + " (pid " + std::to_string(cred.pid) + ", bindings)";
+      // The daemon's own user and group mqm administer through this socket only, when the options say so.
+      if (!options.os_administrators) p.administrator = false;
     } else {
       std::string cert_user;
+      bool cert_bad = false;
       if (io.ssl() != nullptr && SSL_get_verify_result(io.ssl()) == X509_V_OK) {
         if (X509* cert = SSL_get_peer_certificate(io.ssl())) {
-          char cn[256] = "";
-          if (X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName, cn, sizeof cn) > 0) {
-            cert_user = cn;
+          X509_NAME* subject = X509_get_subject_name(cert);
+          int at = X509_NAME_get_index_by_NID(subject, NID_commonName, -1);
+          if (at >= 0) {
+            const ASN1_STRING* cn = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, at));
+            const auto* data = ASN1_STRING_get0_data(cn);
+            auto length = static_cast<std::size_t>(std::max(ASN1_STRING_length(cn), 0));
+            // A CN with a NUL in it would read as a shorter name ("admin\0.evil.example" as "admin"):
+            // refused outright [D].
+            if (data != nullptr && std::memchr(data, 0, length) == nullptr) {
+              cert_user.assign(reinterpret_cast<const char*>(data), length);
+            } else {
+              cert_bad = true;
+            }
           }
           X509_free(cert);
         }
@@ -348,23 +478,26 @@ void server::impl::serve(std::shared_ptr<conn> c, bool tcp, std::string peer) {
       std::string user = hello->user;
       if (!hello->password.empty()) {
         ok = !user.empty() && credentials::check_password(options.credential_file, user, hello->password);
-      } else if (!cert_user.empty() && (user.empty() || user == cert_user)) {
+      } else if (!cert_bad && !cert_user.empty() && (user.empty() || user == cert_user)) {
         user = cert_user;  // a verified client certificate authenticates its CN [D]
         ok = true;
       }
       if (!ok) {
         // The log line before the answer, so that whoever sees the refusal finds it logged.
-        log(msg::IMB1201E, "user '" + user + "' from " + peer + ": " +
-                               (hello->password.empty() ? "no password and no verified client certificate"
-                                                        : "wrong password or unknown user") +
+        log(msg::IMB1201E, "user '" + clean(user) + "' from " + peer + ": " +
+                               (cert_bad                  ? "a client certificate whose CN holds a NUL"
+                                : hello->password.empty() ? "no password and no verified client certificate"
+                                                          : "wrong password or unknown user") +
                                " (MQRC_NOT_AUTHORIZED 2035)");
         refuse(mq::MQRC_NOT_AUTHORIZED, "login refused");  // no detail for the peer: which part was wrong
         break;
       }
       p = detail::named_principal(user);
-      who = "user " + p.user + " from " + peer;
+      who = "user " + clean(p.user) + " from " + peer;
+      // Over TCP nobody administers implicitly: a password or certificate names a user, but whoever knows
+      // it is not the daemon's OS user; AUTHREC grants what a TCP user may do [D].
+      p.administrator = false;
     }
-    if (!options.os_administrators) p.administrator = false;
     p.appl_name = hello->appl_name.substr(0, 28);
     auto made = qm->connect(p);
     if (!made) {
@@ -373,7 +506,14 @@ void server::impl::serve(std::shared_ptr<conn> c, bool tcp, std::string peer) {
       break;
     }
     mq = std::move(*made);
-    if (options.login_timeout_ms > 0) set_timeout(0);  // logged in: a get may wait as long as it likes
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!c->evicted) {      // (evicted meanwhile: its socket is shut, the first send fails)
+        c->logged_in = true;  // no longer counted in max_login_pending, nor evicted
+        --pending;
+      }
+    }
+    io.set_deadline(std::nullopt);  // logged in: a get may wait as long as it likes
     hello_resp.qmgr_name = qm->name();
     hello_resp.user = p.user;
     if (!send(wire::frame_type::connect, hello_resp)) {
@@ -383,7 +523,7 @@ void server::impl::serve(std::shared_ptr<conn> c, bool tcp, std::string peer) {
 
     // The calls.
     for (;;) {
-      auto fr = read();
+      auto fr = read(false);
       if (fr.status == detail::stream::frame_status::closed) {
         log(msg::IMB1202W, "connection of " + who + " ended without MQDISC" +
                                (io.error().empty() ? std::string() : ": " + io.error()) +

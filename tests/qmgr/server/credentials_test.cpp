@@ -6,9 +6,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace imsb::qmgr {
 namespace {
@@ -99,6 +102,49 @@ TEST_F(credentials_test, bad_user_names_and_lines) {
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("eve:plain:secret"), std::string::npos);
   EXPECT_TRUE(credentials::check_password(file_, "alice", "pw"));
+}
+
+// An unknown user costs a PBKDF2 derivation like a known one: the time of a refusal must not tell
+// whether the name has a line [D].
+TEST_F(credentials_test, an_unknown_user_costs_as_much_as_a_known_one) {
+  ASSERT_TRUE(credentials::set_password(file_, "alice", "s3cret").ok());
+  auto time_of = [&](const char* user) {
+    auto best = std::chrono::steady_clock::duration::max();
+    for (int i = 0; i < 3; ++i) {  // the fastest of three: scheduling noise only ever adds time
+      auto t0 = std::chrono::steady_clock::now();
+      EXPECT_FALSE(credentials::check_password(file_, user, "wrong"));
+      best = std::min(best, std::chrono::steady_clock::now() - t0);
+    }
+    return best;
+  };
+  auto known = time_of("alice");
+  auto unknown = time_of("nobody-at-all");
+  EXPECT_GT(unknown * 3, known) << "known "
+                                << std::chrono::duration_cast<std::chrono::microseconds>(known).count()
+                                << " us, unknown "
+                                << std::chrono::duration_cast<std::chrono::microseconds>(unknown).count()
+                                << " us";
+}
+
+// Concurrent set_password calls (mqpasswd run twice at once) must not lose an update.
+TEST_F(credentials_test, concurrent_set_password_loses_nothing) {
+  constexpr int threads = 6, rounds = 3;
+  std::vector<std::thread> ts;
+  std::vector<int> failures(threads, 0);
+  for (int t = 0; t < threads; ++t) {
+    ts.emplace_back([&, t] {
+      for (int r = 0; r < rounds; ++r) {
+        if (!credentials::set_password(file_, "u" + std::to_string(t) + "_" + std::to_string(r), "pw").ok())
+          ++failures[static_cast<std::size_t>(t)];
+      }
+    });
+  }
+  for (auto& t : ts) t.join();
+  for (int f : failures) EXPECT_EQ(f, 0);
+  auto u = credentials::users(file_);
+  ASSERT_TRUE(u.ok());
+  EXPECT_EQ(u->size(), static_cast<std::size_t>(threads * rounds));
+  EXPECT_TRUE(credentials::check_password(file_, "u3_2", "pw"));
 }
 
 }  // namespace

@@ -65,7 +65,7 @@ TEST_F(socket_path_test, short_with_a_48_character_name_and_a_long_prefix) {
   EXPECT_EQ(p->stem().string().size(), 16u);
   struct stat st {};
   ASSERT_EQ(::stat(p->parent_path().c_str(), &st), 0);
-  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  EXPECT_EQ(st.st_mode & 0777, 0755u);  // others traverse it to reach the socket (connect.hpp)
 }
 
 TEST_F(socket_path_test, differs_by_prefix_and_name_and_is_stable) {
@@ -87,6 +87,7 @@ TEST_F(socket_path_test, differs_by_prefix_and_name_and_is_stable) {
 TEST_F(socket_path_test, runtime_folder_of_another_mode_is_refused) {
   scoped_env rt("IMSBRIDGE_RUNTIME_DIR", nullptr);
   scoped_env xdg("XDG_RUNTIME_DIR", dir_.c_str());
+  ::chmod(dir_.c_str(), 0711);  // an XDG folder others can pass through: the only kind used
   fs::create_directory(dir_ / "imsbridge");
   ::chmod((dir_ / "imsbridge").c_str(), 0777);
   auto p = bindings_socket_path("/var/mqm", "QM1");

@@ -13,7 +13,8 @@
 
 namespace imsb::qmgr::credentials {
 
-// Adds or replaces the user's line (atomically: temporary file, fsync, rename).
+// Adds or replaces the user's line (atomically: temporary file, fsync, rename; under an flock on
+// <file>.lock, so that concurrent calls lose no update).
 result<std::monostate> set_password(const std::filesystem::path& file, const std::string& user,
                                     const std::string& password);
 result<std::monostate> remove_user(const std::filesystem::path& file, const std::string& user);

@@ -29,10 +29,20 @@ struct server_options {
   std::size_t max_connections = 1024;     // more: refused with MQRC_MAX_CONNS_LIMIT_REACHED (2025) [D]
   // Whether the daemon's own user and group mqm administer the queue manager when they come through the
   // bindings socket (principal::administrator). Tests set false to be an ordinary user (AUTHREC applies).
+  // Over TCP nobody is an administrator implicitly, whatever the name: only AUTHREC grants [D].
   bool os_administrators = true;
-  // A peer must finish its TLS handshake and send its connect frame within this time, or it is closed
-  // (a connection that never speaks must not hold a thread for ever) [D]. 0: no limit.
+  // A peer must finish its TLS handshake and send its connect frame within this time (one deadline for
+  // both, whatever it drips), or it is closed (a connection that never speaks must not hold a thread for
+  // ever) [D]. 0: no limit. Its connect frame's body may be 4 KiB at most.
   int login_timeout_ms = 30000;
+  // At most this many connections may be between accept and login at once (inside max_connections); a
+  // new one past it evicts the oldest, so that silent sockets cannot lock real users out [D].
+  std::size_t max_login_pending = 64;
+  // TCP keepalive on accepted sockets (seconds; 0 idle: off): a client host that vanishes frees its
+  // thread, and its unit of work is backed out, after idle + interval * count [D].
+  int keepalive_idle_s = 60;
+  int keepalive_interval_s = 10;
+  int keepalive_count = 3;
 };
 
 class server {
