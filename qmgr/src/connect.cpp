@@ -55,30 +55,43 @@ std::uint64_t fnv1a(std::string_view text) {
   return h;
 }
 
+// The folder that holds a bindings socket, chosen by the DAEMON (clients read the path it records in
+// <qmgr dir>/qmanager/bindings, so their own environment does not matter) [D]:
+//   IMSBRIDGE_RUNTIME_DIR when set (made 0755 when missing), else $XDG_RUNTIME_DIR/imsbridge when
+//   $XDG_RUNTIME_DIR lets other users through (it is usually 0700: a socket in it would be out of their
+//   reach), else /tmp/imsbridge-<uid>.
+// Every user must reach the socket (authorization is SO_PEERCRED and AUTHREC, not the folder), so the
+// folder is 0755; no one but the daemon's user may put a file in it, or another user could serve a
+// socket of theirs where clients look (clients also check the server's uid, connect_bindings).
 result<std::filesystem::path> runtime_dir() {
   namespace fs = std::filesystem;
-  if (const char* d = std::getenv("IMSBRIDGE_RUNTIME_DIR"); d != nullptr && *d != '\0') {
-    // The folder the user chose: made (0700) when missing, otherwise taken as it is.
-    if (::mkdir(d, 0700) != 0 && errno != EEXIST)
-      return io::error_from_errno(d, "cannot make the runtime folder (IMSBRIDGE_RUNTIME_DIR)", errno);
-    return fs::path(d);
-  }
   fs::path dir;
-  if (const char* x = std::getenv("XDG_RUNTIME_DIR"); x != nullptr && *x != '\0') {
-    dir = fs::path(x) / "imsbridge";
-  } else {
-    dir = fs::path("/tmp") / ("imsbridge-" + std::to_string(::geteuid()));
+  bool chosen = false;
+  if (const char* d = std::getenv("IMSBRIDGE_RUNTIME_DIR"); d != nullptr && *d != '\0') {
+    dir = d;
+    chosen = true;
+  } else if (const char* x = std::getenv("XDG_RUNTIME_DIR"); x != nullptr && *x != '\0') {
+    struct stat xs {};
+    if (::stat(x, &xs) == 0 && (xs.st_mode & S_IXOTH) != 0) dir = fs::path(x) / "imsbridge";
   }
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-    return io::error_from_errno(dir, "cannot make the runtime folder", errno);
-  // /tmp is shared: the folder must be a real folder of ours that no one else can write, or another
-  // user could put a socket of theirs where our programs look for the queue manager [D].
+  if (dir.empty()) dir = fs::path("/tmp") / ("imsbridge-" + std::to_string(::geteuid()));
+  const char* what = chosen ? "the runtime folder (IMSBRIDGE_RUNTIME_DIR)" : "the runtime folder";
+  if (::mkdir(dir.c_str(), 0755) == 0) {
+    (void)::chmod(dir.c_str(), 0755);  // whatever the umask: others must traverse it
+  } else if (errno != EEXIST) {
+    return io::error_from_errno(dir, std::string("cannot make ") + what, errno);
+  }
   struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0)
-    return io::error_from_errno(dir, "cannot inspect the runtime folder", errno);
-  if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 0077) != 0)
+    return io::error_from_errno(dir, std::string("cannot inspect ") + what, errno);
+  const bool writable_by_others = (st.st_mode & 0022) != 0 && (st.st_mode & S_ISVTX) == 0;
+  if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || writable_by_others)
     return io::error_of(std::errc::permission_denied, dir.string(),
-                        "the runtime folder is not a folder of this user with mode 0700");
+                        std::string(what) +
+                            " must be a folder of this user that no other user can write (or with the "
+                            "sticky bit)");
+  // A folder an earlier version made 0700: ours, so opened to the other users' traversal.
+  if (!chosen && (st.st_mode & 0055) != 0055) (void)::chmod(dir.c_str(), (st.st_mode & 07777) | 0055);
   return dir;
 }
 
@@ -117,11 +130,13 @@ std::filesystem::path normal_prefix(const std::filesystem::path& prefix) {
   return abs;
 }
 
-wire::connect_request hello_of(const connect_options& o, const std::string& qmgr_name) {
+wire::connect_request hello_of(const connect_options& o, const std::string& qmgr_name, bool tcp) {
   wire::connect_request r;
   r.qmgr_name = qmgr_name;
   r.user = o.user;
-  r.password = o.password;
+  // The password only goes over TCP: a bindings peer is its OS user (SO_PEERCRED), and a password sent
+  // to a socket could reach whoever serves it [D].
+  if (tcp) r.password = o.password;
   r.appl_name = o.appl_name.substr(0, 28);
   return r;
 }
@@ -214,6 +229,7 @@ result<std::unique_ptr<mqi::connection>> connect_local(const connect_options& o,
       auto srv = server::start(*made->qm, so);
       if (!srv) return srv.error();
       made->srv = std::move(*srv);
+      if (auto r = record_bindings_socket(made->qm->store().directory(), *sock); !r) return r.error();
       owner = made;
       local_registry[key] = owner;
     }
@@ -232,23 +248,78 @@ result<std::unique_ptr<mqi::connection>> connect_local(const connect_options& o,
 
 // ---- bindings -----------------------------------------------------------------------------------
 
+std::mutex owner_hook_mutex;
+std::optional<unsigned> owner_override;  // detail::override_qmgr_owner_for_tests
+
+// Where the daemon of `name` serves, and which uid must serve it: the path recorded in
+// <qmgr dir>/qmanager/bindings and the owner of the queue manager's folder; for a queue manager without
+// that file (a daemon of an earlier version, a test's server) the path bindings_socket_path computes in
+// this user's runtime folder, served by this user [D].
+struct bindings_target {
+  std::filesystem::path socket;
+  uid_t owner = 0;
+};
+
+result<bindings_target> find_bindings(const std::filesystem::path& prefix, const std::string& name) {
+  bindings_target t;
+  t.owner = ::geteuid();
+  bool recorded = false;
+  if (auto store = queue_manager_store::open(prefix, name)) {
+    struct stat st {};
+    if (::stat(store->directory().c_str(), &st) == 0) t.owner = st.st_uid;
+    if (auto text = io::read_file(store->directory() / "qmanager" / "bindings")) {
+      auto path = trim(*text);
+      if (!path.empty() && path.front() == '/') {
+        t.socket = path;
+        recorded = true;
+      }
+    }
+  }
+  if (!recorded) {
+    auto path = bindings_socket_path(prefix, name);
+    if (!path) return path.error();
+    t.socket = *path;
+  }
+  {
+    std::lock_guard<std::mutex> lock(owner_hook_mutex);
+    if (owner_override) t.owner = static_cast<uid_t>(*owner_override);
+  }
+  return t;
+}
+
 result<std::unique_ptr<mqi::connection>> connect_bindings(const connect_options& o,
                                                           const std::filesystem::path& prefix,
                                                           const std::string& name) {
-  auto path = bindings_socket_path(prefix, name);
-  if (!path) return path.error();
+  auto target = find_bindings(prefix, name);
+  if (!target) return target.error();
+  const auto& path = target->socket;
+  if (path.string().size() >= sizeof(sockaddr_un{}.sun_path))
+    return mqrc_error(mq::MQRC_Q_MGR_NOT_AVAILABLE, "MQCONN",
+                      "the bindings socket path " + path.string() + " is too long for a Unix socket");
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0)
     return mqrc_error(mq::MQRC_Q_MGR_NOT_AVAILABLE, "MQCONN", std::string("socket: ") + std::strerror(errno));
   auto s = std::make_unique<detail::stream>(fd);
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path->c_str(), sizeof addr.sun_path - 1);
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
     return mqrc_error(mq::MQRC_Q_MGR_NOT_AVAILABLE, "MQCONN",
-                      "queue manager " + name + " is not running (nothing answers on " + path->string() +
+                      "queue manager " + name + " is not running (nothing answers on " + path.string() +
                           ": " + std::strerror(errno) + ")");
-  return detail::make_client_connection(std::move(s), hello_of(o, name), path->string());
+  // Only the queue manager's owner may serve it: a socket someone else put in the path (a runtime
+  // folder they could write, a recorded path they could change) must not get our connection [D].
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+    return mqrc_error(mq::MQRC_Q_MGR_NOT_AVAILABLE, "MQCONN",
+                      std::string("SO_PEERCRED on ") + path.string() + ": " + std::strerror(errno));
+  if (cred.uid != target->owner)
+    return mqrc_error(mq::MQRC_Q_MGR_NOT_AVAILABLE, "MQCONN",
+                      "socket not served by the queue manager's owner: " + path.string() +
+                          " is served by uid " + std::to_string(cred.uid) + ", queue manager " + name +
+                          " belongs to uid " + std::to_string(target->owner));
+  return detail::make_client_connection(std::move(s), hello_of(o, name, false), path.string());
 }
 
 // ---- client (MQSERVER) --------------------------------------------------------------------------
@@ -348,7 +419,7 @@ result<std::unique_ptr<mqi::connection>> connect_client(const connect_options& o
   } else {
     s = std::make_unique<detail::stream>(fd);
   }
-  return detail::make_client_connection(std::move(s), hello_of(o, qmgr_name), where);
+  return detail::make_client_connection(std::move(s), hello_of(o, qmgr_name, true), where);
 }
 
 }  // namespace
@@ -368,6 +439,24 @@ result<std::filesystem::path> bindings_socket_path(const std::filesystem::path& 
                         "IMSBRIDGE_RUNTIME_DIR to a shorter folder");
   return path;
 }
+
+result<std::monostate> record_bindings_socket(const std::filesystem::path& qmgr_dir,
+                                              const std::filesystem::path& socket) {
+  // Every user connects through it: 0777 (authorization is SO_PEERCRED and AUTHREC) [D].
+  if (::chmod(socket.c_str(), 0777) != 0)
+    return io::error_from_errno(socket, "cannot open the bindings socket to every user", errno);
+  auto abs = std::filesystem::absolute(socket);
+  auto w = io::write_file_atomically(qmgr_dir / "qmanager" / "bindings", abs.string() + "\n");
+  if (!w) return w.error();
+  return std::monostate{};
+}
+
+namespace detail {
+void override_qmgr_owner_for_tests(std::optional<unsigned> uid) {
+  std::lock_guard<std::mutex> lock(owner_hook_mutex);
+  owner_override = uid;
+}
+}  // namespace detail
 
 result<std::unique_ptr<mqi::connection>> connect(const connect_options& options) {
   const std::string local = "local:";

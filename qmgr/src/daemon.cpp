@@ -5,8 +5,14 @@
 // - The daemon (the forked child, or strmqm -f itself) takes the queue manager's flock after the fork.
 //   flock belongs to the open file description: taken in the child, it is the child's alone, so the
 //   parent's exit changes nothing and a kill -9 of the daemon frees it (the kernel closes the fd).
-// - Right after the lock, the daemon writes <qmgr dir>/qmgr.pid; a clean end removes it. So for dspmq:
-//   lock held → Running; lock free and a pid file → Ended unexpectedly; neither → Ended normally.
+// - Right after the lock, the daemon writes <qmgr dir>/qmgr.pid; a clean end (and a failed start)
+//   removes it while still holding the lock, so a strmqm starting meanwhile never has its new pid file
+//   removed by the one ending. So for dspmq: lock held by the pid of the pid file → Running; lock free
+//   and a pid file → Ended unexpectedly; neither → Ended normally.
+// - Whether the pid file names the daemon (daemon_alive): the holder of the flock on qmgr.lock, as
+//   /proc/locks shows it (flock has no F_GETLK; /proc/locks gives the pid that took the lock), must be
+//   that pid; without /proc/locks, /proc/<pid>/cmdline must name strmqm and the queue manager [D].
+// - The bindings socket's path is recorded in <qmgr dir>/qmanager/bindings (connect.hpp).
 // - The parent waits on a pipe for one line from the child: "0 <text>" when the bindings socket serves,
 //   or "<exit code> <IMB line>" when the start failed; EOF without a line means the child died.
 
@@ -14,8 +20,11 @@
 #include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,6 +49,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "client_connection.hpp"
 #include "imsb/core/messages.hpp"
 #include "imsb/mq/codes.hpp"
 #include "imsb/objects/object.hpp"
@@ -177,13 +187,53 @@ bool write_all(int fd, std::string_view text) {
   return true;
 }
 
-// Whether `pid` is a live strmqm daemon, not a process that got the pid of a dead one: its command line
-// names strmqm [D] (Linux /proc), so endmqm never signals an unrelated process.
-bool daemon_alive(pid_t pid) {
-  if (::kill(pid, 0) != 0) return false;
+// The pid that holds the flock on the queue manager's qmgr.lock, from /proc/locks (Linux: a line
+// "N: FLOCK  ADVISORY  WRITE <pid> <major>:<minor>:<inode> 0 EOF"; waiters are marked "->").
+// std::nullopt when /proc/locks cannot tell (no such file, no line for the lock).
+std::optional<pid_t> lock_holder(const queue_manager_store& store) {
+  struct stat st {};
+  if (::stat((store.directory() / "qmgr.lock").c_str(), &st) != 0) return std::nullopt;
+  std::ifstream f("/proc/locks");
+  std::string l;
+  while (std::getline(f, l)) {
+    std::istringstream in(l);
+    std::string num, kind, mode, rw, dev;
+    long pid = 0;
+    if (!(in >> num >> kind)) continue;
+    if (kind == "->") continue;  // a waiter
+    if (kind != "FLOCK" || !(in >> mode >> rw >> pid >> dev)) continue;
+    unsigned maj = 0, min = 0;
+    unsigned long long ino = 0;
+    if (std::sscanf(dev.c_str(), "%x:%x:%llu", &maj, &min, &ino) != 3) continue;
+    if (ino == static_cast<unsigned long long>(st.st_ino) && maj == major(st.st_dev) &&
+        min == minor(st.st_dev) && pid > 0)
+      return static_cast<pid_t>(pid);
+  }
+  return std::nullopt;
+}
+
+// Whether `pid` is the live daemon of the queue manager, not a process that got the pid of a dead one
+// (so endmqm never signals an unrelated process): the holder of its lock (lock_holder); when
+// /proc/locks cannot tell, a process whose command line names strmqm and the queue manager [D].
+bool daemon_alive(pid_t pid, const queue_manager_store& store) {
+  if (::kill(pid, 0) != 0 && errno != EPERM) return false;
+  if (const auto holder = lock_holder(store)) return *holder == pid;
   std::ifstream f("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
   std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  return cmd.find("strmqm") != std::string::npos;
+  std::vector<std::string> words;
+  std::size_t start = 0;
+  while (start < cmd.size()) {
+    const auto nul = cmd.find('\0', start);
+    words.push_back(cmd.substr(start, nul == std::string::npos ? std::string::npos : nul - start));
+    if (nul == std::string::npos) break;
+    start = nul + 1;
+  }
+  bool strmqm = false, named = false;
+  for (const auto& w : words) {
+    if (fs::path(w).filename() == "strmqm") strmqm = true;
+    if (w == store.name()) named = true;
+  }
+  return strmqm && named;
 }
 
 std::string os_user() {
@@ -202,7 +252,15 @@ Starts the queue manager's daemon and returns once it serves its bindings socket
 starts the LISTENER objects with CONTROL(QMGR). Its output goes to <qmgr dir>/errors/.
 
   -f           stay in the foreground (SIGTERM or SIGINT end it as endmqm does, SIGUSR1 as endmqm -i)
-  --ini FILE   a file of Key=Value lines: StartupMQSC=FILE
+  --ini FILE   a file of Key=Value lines ('#' or ';' begins a comment line):
+                 StartupMQSC=FILE           the MQSC applied at every start
+                 TLS.CertFile=FILE          TLS for every TCP listener of the daemon: its certificate
+                 TLS.KeyFile=FILE           (PEM chain) and private key; both needed
+                 TLS.CAFile=FILE            CA certificates that verify client certificates (a client
+                                            with a verified certificate logs in as its CN)
+                 TLS.RequireClientCert=yes  refuse clients without a verified certificate (needs CAFile)
+               The TLS settings apply to all the daemon's listeners (LISTENER objects and runmqlsr);
+               a client without TLS is refused by them. Relative paths are taken from the folder of FILE.
   --no-fsync   do not fsync the recovery log (benchmarks only: a crash may lose messages)
 )";
 
@@ -215,6 +273,7 @@ struct daemon_config {
   std::string name;
   fs::path prefix;
   std::optional<fs::path> startup_mqsc;  // from --ini
+  tls_options tls;                       // from --ini: every TCP listener's TLS
   bool fsync = true;
   bool foreground = false;
 };
@@ -245,22 +304,70 @@ class start_reporter {
   bool done_ = false;
 };
 
-// StartupMQSC= of an ini file (Key=Value lines, '#' and ';' comments).
-std::optional<fs::path> startup_from_ini(const std::string& file) {
+// strmqm --ini FILE: Key=Value lines, '#' and ';' comment lines [D]. Unknown keys are refused (a typo in
+// a TLS key must not start a daemon without TLS). Relative paths are from the file's folder.
+struct ini_settings {
+  std::optional<fs::path> startup_mqsc;
+  tls_options tls;
+};
+
+ini_settings read_ini(const std::string& file) {
   std::ifstream f(file);
   if (!f) throw usage_error{"--ini " + file + ": cannot be read"};
+  const fs::path base = fs::absolute(fs::path(file)).parent_path();
+  const auto path_of = [&](const std::string& v) { return (base / fs::path(v)).lexically_normal(); };
+  ini_settings ini;
   std::string l;
+  int n = 0;
   while (std::getline(f, l)) {
+    ++n;
+    while (!l.empty() && (l.back() == '\r' || l.back() == ' ' || l.back() == '\t')) l.pop_back();
+    std::size_t i = l.find_first_not_of(" \t");
+    if (i == std::string::npos || l[i] == '#' || l[i] == ';') continue;
+    l.erase(0, i);
     const auto eq = l.find('=');
-    if (eq == std::string::npos || l.empty() || l[0] == '#' || l[0] == ';') continue;
+    if (eq == std::string::npos)
+      throw usage_error{"--ini " + file + " line " + std::to_string(n) + ": not Key=Value"};
     std::string key = l.substr(0, eq);
     while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
     std::string value = l.substr(eq + 1);
-    while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) value.pop_back();
-    while (!value.empty() && value.front() == ' ') value.erase(0, 1);
-    if (key == "StartupMQSC") return fs::path(value);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.erase(0, 1);
+    const auto where = "--ini " + file + " line " + std::to_string(n) + ": " + key;
+    if (value.empty()) throw usage_error{where + " has no value"};
+    if (key == "StartupMQSC") {
+      ini.startup_mqsc = path_of(value);
+    } else if (key == "TLS.CertFile") {
+      ini.tls.cert_file = path_of(value).string();
+    } else if (key == "TLS.KeyFile") {
+      ini.tls.key_file = path_of(value).string();
+    } else if (key == "TLS.CAFile") {
+      ini.tls.ca_file = path_of(value).string();
+    } else if (key == "TLS.RequireClientCert") {
+      std::string v;
+      for (char c : value) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (v == "yes" || v == "true" || v == "1") {
+        ini.tls.require_client_cert = true;
+      } else if (v == "no" || v == "false" || v == "0") {
+        ini.tls.require_client_cert = false;
+      } else {
+        throw usage_error{where + "=" + value + ": yes or no"};
+      }
+    } else {
+      throw usage_error{where +
+                        ": unknown key (StartupMQSC, TLS.CertFile, TLS.KeyFile, TLS.CAFile, "
+                        "TLS.RequireClientCert)"};
+    }
   }
-  return std::nullopt;
+  const bool any_tls = !ini.tls.cert_file.empty() || !ini.tls.key_file.empty() || !ini.tls.ca_file.empty() ||
+                       ini.tls.require_client_cert;
+  if (any_tls) {
+    if (ini.tls.cert_file.empty() || ini.tls.key_file.empty())
+      throw usage_error{"--ini " + file + ": TLS needs both TLS.CertFile and TLS.KeyFile"};
+    if (ini.tls.require_client_cert && ini.tls.ca_file.empty())
+      throw usage_error{"--ini " + file + ": TLS.RequireClientCert needs TLS.CAFile"};
+    ini.tls.enabled = true;
+  }
+  return ini;
 }
 
 // The daemon's life: lock, pid file, queue manager, server, startup MQSC, listeners, "ready", then
@@ -297,10 +404,19 @@ int run_daemon(const daemon_config& cfg, start_reporter& report) {
       return exit_code::error;
     }
   }
-  // From here a failure removes the pid file: the start failed cleanly, nothing ended unexpectedly.
+  // From here a failure removes the pid file: the start failed cleanly, nothing ended unexpectedly. It
+  // does so under the lock: `held` is a second descriptor of the locked open file description, so the
+  // flock stays ours even when queue_manager::start has failed and dropped its qmgr_lock [D].
+  struct held_lock {
+    int fd = -1;
+    ~held_lock() {
+      if (fd >= 0) ::close(fd);
+    }
+  } held;
+  held.fd = ::fcntl(lock->native_handle(), F_DUPFD_CLOEXEC, 0);
   auto fail = [&](const std::string& text) {
     std::error_code ec;
-    fs::remove(pid_file(store), ec);
+    fs::remove(pid_file(store), ec);  // before `held` (and the queue manager) release the lock
     report.failed(exit_code::error,
                   line(msg::IMB1222E, "Queue manager " + qname(cfg.name) + " cannot start: " + text));
     return exit_code::error;
@@ -319,9 +435,23 @@ int run_daemon(const daemon_config& cfg, start_reporter& report) {
   if (!socket) return fail(reason_text(socket.error()) + ".");
   so.bindings_socket = *socket;
   so.credential_file = store.directory() / "qmanager" / "credentials";
+  so.tls = cfg.tls;
+  if (so.tls.enabled && so.tls.require_client_cert) {
+    // TLS.RequireClientCert must be enforced, never silently ignored: the server's TLS context must
+    // refuse a client without a certificate, or the daemon does not start [D].
+    auto ctx = detail::make_tls_context(so.tls, true);
+    if (!ctx) return fail(reason_text(ctx.error()) + ".");
+    if ((SSL_CTX_get_verify_mode(ctx->get()) & SSL_VERIFY_FAIL_IF_NO_PEER_CERT) == 0)
+      return fail("TLS.RequireClientCert=yes is not supported by this build's TLS server.");
+  }
   auto srv_started = server::start(*qm, so);
   if (!srv_started) return fail(reason_text(srv_started.error()) + ".");
   std::unique_ptr<server> srv = std::move(srv_started).value();
+  // Every user's clients find the socket through the recorded path, whatever their environment.
+  if (auto r = record_bindings_socket(store.directory(), *socket); !r) {
+    srv.reset();
+    return fail(reason_text(r.error()) + ".");
+  }
 
   // The startup MQSC and the CONTROL(QMGR) listeners, through an administrator's in-process connection.
   {
@@ -389,10 +519,32 @@ int run_daemon(const daemon_config& cfg, start_reporter& report) {
   srv->stop();
   srv.reset();
   qm->log_error(line(msg::IMB1242I, "Queue manager " + qname(cfg.name) + " ended."));
-  qm.reset();  // flushes the log and releases the lock
+  // The pid file goes while the lock is still ours (`held`, and the queue manager's): a strmqm that
+  // takes the lock next writes its own pid file, which this one must not remove [D].
   std::error_code ec;
   fs::remove(pid_file(store), ec);
+  qm.reset();  // flushes the log; the lock is released when `held` closes too
   return exit_code::ok;
+}
+
+// Closes every descriptor >= `from` but `keep` (the forked daemon: nothing of its caller's stays open).
+void close_descriptors_from(int from, int keep) {
+#ifdef SYS_close_range
+  if (keep < from && ::syscall(SYS_close_range, static_cast<unsigned>(from), ~0U, 0U) == 0) return;
+#endif
+  std::vector<int> open_fds;
+  std::error_code ec;
+  for (fs::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end; it.increment(ec)) {
+    const int fd = std::atoi(it->path().filename().c_str());
+    if (fd >= from && fd != keep) open_fds.push_back(fd);  // the iterator's own fd fails to close later
+  }
+  if (!ec) {
+    for (int fd : open_fds) ::close(fd);
+    return;
+  }
+  const long limit = ::sysconf(_SC_OPEN_MAX);
+  for (long fd = from; fd < (limit > 0 ? limit : 65536); ++fd)
+    if (fd != keep) ::close(static_cast<int>(fd));
 }
 
 void block_daemon_signals() {
@@ -447,7 +599,11 @@ int strmqm_body(const std::vector<std::string>& args, std::ostream& out, std::os
   cfg.prefix = prefix->path;
   cfg.fsync = !vm["no-fsync"].as<bool>();
   cfg.foreground = vm["foreground"].as<bool>();
-  if (auto ini = opt(vm, "ini")) cfg.startup_mqsc = startup_from_ini(*ini);
+  if (auto ini = opt(vm, "ini")) {
+    auto settings = read_ini(*ini);
+    cfg.startup_mqsc = settings.startup_mqsc;
+    cfg.tls = settings.tls;
+  }
   // A quick answer when it runs; the daemon's own try_lock decides.
   if (store->locked_by_other()) {
     say(err, msg::IMB1221E,
@@ -482,9 +638,13 @@ int strmqm_body(const std::vector<std::string>& args, std::ostream& out, std::os
     // streams to the errors folder, then the queue manager. Never returns into the caller's code.
     ::close(fds[0]);
     // Nothing of the caller's but the pipe: an inherited descriptor (a test's capture pipe, a terminal)
-    // would stay open as long as the daemon runs.
-    for (int fd = STDERR_FILENO + 1; fd < 1024; ++fd)
-      if (fd != fds[1]) ::close(fd);
+    // would stay open as long as the daemon runs. The pipe moves to 3, then everything above goes,
+    // however high (close_range, else /proc/self/fd).
+    int report_fd = fds[1];
+    if (report_fd != STDERR_FILENO + 1 &&
+        ::dup3(report_fd, STDERR_FILENO + 1, O_CLOEXEC) == STDERR_FILENO + 1)
+      report_fd = STDERR_FILENO + 1;
+    close_descriptors_from(report_fd + 1, report_fd);
     ::setsid();
     redirect_stdio(store->directory());
     block_daemon_signals();
@@ -492,11 +652,11 @@ int strmqm_body(const std::vector<std::string>& args, std::ostream& out, std::os
     try {
       std::ostringstream sink_out;
       std::ostringstream sink_err;
-      start_reporter report(fds[1], sink_out, sink_err);
+      start_reporter report(report_fd, sink_out, sink_err);
       rc = run_daemon(cfg, report);
     } catch (const std::exception& e) {
-      (void)write_all(fds[1], std::to_string(exit_code::error) + " " +
-                                  line(msg::IMB1241S, std::string("strmqm daemon: ") + e.what()) + "\n");
+      (void)write_all(report_fd, std::to_string(exit_code::error) + " " +
+                                     line(msg::IMB1241S, std::string("strmqm daemon: ") + e.what()) + "\n");
     }
     std::cout.flush();
     std::cerr.flush();
@@ -572,7 +732,7 @@ int endmqm_body(const std::vector<std::string>& args, std::ostream& out, std::os
     return exit_not_running;
   }
   const auto pid = read_pid(*store);
-  if (!pid || !daemon_alive(*pid)) {
+  if (!pid || !daemon_alive(*pid, *store)) {
     say(err, msg::IMB1225E,
         "Queue manager " + qname(store->name()) + " is locked but " + pid_file(*store).string() +
             " names no running daemon: runmqsc may be editing its objects. Nothing was done.");
@@ -615,7 +775,7 @@ Exit codes: 0; 16 no such queue manager (-m); 20 error.
 std::string status_of(const queue_manager_store& store) {
   if (store.locked_by_other()) {
     const auto pid = read_pid(store);
-    return pid && daemon_alive(*pid) ? "Running" : "Ended normally";  // else: runmqsc is editing it
+    return pid && daemon_alive(*pid, store) ? "Running" : "Ended normally";  // else: runmqsc is editing it
   }
   std::error_code ec;
   return fs::exists(pid_file(store), ec) ? "Ended unexpectedly" : "Ended normally";
@@ -661,7 +821,9 @@ int dspmq_body(const std::vector<std::string>& args, std::ostream& out, std::ost
 const char* const runmqlsr_usage = R"(Usage: runmqlsr -m QM -t TCP -p PORT [--address ADDR] [--prefix DIR]
 A TCP listener for the running queue manager QM: the daemon listens on PORT (DEFINE LISTENER(RUNMQLSR.PORT)
 and START LISTENER through the bindings connection) until runmqlsr ends (SIGTERM, SIGINT) or the queue
-manager ends; then the listener is stopped.
+manager ends; then the listener is stopped. --address: a host name or an IP address to listen on.
+TLS: the listener uses the daemon's TLS settings (strmqm --ini: TLS.CertFile= ...), which apply to all
+its listeners; there is no per-listener TLS.
 )";
 
 const char* const runmqlsr_exits = R"(
@@ -691,6 +853,16 @@ int runmqlsr_body(const std::vector<std::string>& args, std::ostream& out, std::
   if (vm.count("port") == 0) throw usage_error{"-p PORT is needed"};
   const int port = vm["port"].as<int>();
   if (port < 1 || port > 65535) throw usage_error{"-p " + std::to_string(port) + ": not a port"};
+  // The address goes into an MQSC command: a host name or an IPv4/IPv6 address only, so that nothing
+  // in it can end the quoted IPADDR('...') and add attributes or commands [D].
+  const auto address = opt(vm, "address");
+  if (address) {
+    const bool ok = !address->empty() && address->size() <= 253 &&
+                    address->find_first_not_of(
+                        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                        "0123456789.-:_%") == std::string::npos;
+    if (!ok) throw usage_error{"--address " + *address + ": not a host name or an IP address"};
+  }
   const auto prefix = prefix_of(vm, err);
   if (!prefix) return exit_code::error;
   const auto name = choose_qmgr(opt(vm, "qmgr"), *prefix, "runmqlsr", err);
@@ -711,7 +883,7 @@ int runmqlsr_body(const std::vector<std::string>& args, std::ostream& out, std::
   }
   const std::string lsr = "RUNMQLSR." + std::to_string(port);
   std::string define = "DEFINE LISTENER('" + lsr + "') TRPTYPE(TCP) PORT(" + std::to_string(port) + ")";
-  if (auto a = opt(vm, "address")) define += " IPADDR('" + *a + "')";
+  if (address) define += " IPADDR('" + *address + "')";  // checked: no quote can be in it
   define += " CONTROL(MANUAL) REPLACE\nSTART LISTENER('" + lsr + "')\n";
   auto started = (*conn)->mqsc(define);
   if (!started || started->exit_code != 0) {
@@ -806,7 +978,21 @@ int mqpasswd_body(const std::vector<std::string>& args, std::istream& in, std::o
     return exit_code::ok;
   }
   std::string password;
+  // On a terminal the password is not shown as it is typed (echo off for that line, then restored) [D].
+  termios saved{};
+  const bool terminal =
+      &in == &std::cin && ::isatty(STDIN_FILENO) == 1 && ::tcgetattr(STDIN_FILENO, &saved) == 0;
+  if (terminal) {
+    termios quiet = saved;
+    quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+    quiet.c_lflag |= ECHONL;
+    // Echo off first, then the prompt: whatever is typed after the prompt is never shown.
+    (void)::tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet);
+    err << ("Password for " + *user + ": ");
+    err.flush();
+  }
   std::getline(in, password);
+  if (terminal) (void)::tcsetattr(STDIN_FILENO, TCSANOW, &saved);
   if (!password.empty() && password.back() == '\r') password.pop_back();
   if (password.empty()) {
     say(err, msg::IMB1232E, "No password on standard input (one line). Nothing was changed.");

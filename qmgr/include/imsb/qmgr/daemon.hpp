@@ -19,6 +19,9 @@ namespace imsb::qmgr {
 
 // strmqm [-f] [--ini FILE] [--no-fsync] [--prefix DIR] QM
 //   Starts the daemon of QM and returns once it serves its bindings socket (exit 0), or says why not.
+//   --ini FILE: StartupMQSC=, and TLS.CertFile=, TLS.KeyFile=, TLS.CAFile=, TLS.RequireClientCert= for
+//   all the daemon's TCP listeners (strmqm --help). The socket's path is recorded in
+//   <qmgr dir>/qmanager/bindings (connect.hpp).
 //   -f: stays in the foreground (the daemon itself; SIGTERM/SIGINT end it as endmqm does).
 //   Applies <qmgr dir>/qmanager/startup.mqsc (or the file of --ini's StartupMQSC=) at every start, like
 //   CSQINP2 [C] z/OS. Starts LISTENER objects with CONTROL(QMGR). Exit 0, 5 already running (AMQ8041),
@@ -37,15 +40,18 @@ int dspmq(const std::vector<std::string>& args, std::ostream& out, std::ostream&
 
 // runmqlsr -m QM -t TCP -p PORT [--address ADDR]: a TCP listener for the running queue manager QM. Ours
 // asks the daemon to start one (so the daemon serves the connections) and stays in the foreground until
-// SIGTERM or the queue manager ends, then stops it [D].
+// SIGTERM or the queue manager ends, then stops it [D]. ADDR: a host name or IP address (checked: it goes
+// into MQSC). TLS is the daemon's (strmqm --ini), for all its listeners.
 int runmqlsr(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // mqpasswd [-m QM] [--prefix DIR] [--delete] [--list] USER: sets USER's password (read from standard
-// input, one line) in the queue manager's credential file (credentials.hpp).
+// input, one line; not echoed when standard input is a terminal) in the queue manager's credential file
+// (credentials.hpp).
 int mqpasswd(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err);
 
-// mqput / mqget (issue 5's text for every option). Connect as connect.hpp says (-m QM, --client with
-// MQSERVER, --user, password from IMSB_PASSWORD or standard input with --password-stdin).
+// mqput / mqget (issue 5's text for every option). Connect as connect.hpp says (-m QM; over TCP when
+// MQSERVER is set or with --mqserver SPEC, with --user, the password from IMSB_PASSWORD or standard input
+// with --password-stdin, --tls --ca/--cert/--key; --local in-process).
 int mqput(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err);
 int mqget(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

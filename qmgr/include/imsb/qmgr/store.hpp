@@ -74,6 +74,9 @@ class qmgr_lock {
   qmgr_lock& operator=(const qmgr_lock&) = delete;
   ~qmgr_lock();
   bool held() const noexcept { return fd_ >= 0; }
+  // The locked descriptor (-1 when not held): a dup of it keeps the flock held past this object, as
+  // strmqm does to remove its pid file under the lock when the start fails (daemon.cpp).
+  int native_handle() const noexcept { return fd_; }
 
  private:
   int fd_ = -1;
