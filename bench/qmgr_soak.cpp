@@ -15,8 +15,11 @@
 // program prints the series, RSS at 60 s and at the end and the growth, and exits 1 when it is ≥ 10 %
 // (or when a call failed with an MQRC the load does not expect).
 //
-//   qmgr_soak [--seconds S (300)] [--no-fsync]
+//   qmgr_soak [--seconds S (300)] [--no-fsync] [--trim]
+// --trim (a diagnosis, not the figure): malloc_trim(0) before each sample, so that RSS shows what the
+// allocator keeps only when the program still uses it.
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -113,13 +116,16 @@ void loop_on(const connector& connect, const std::atomic<bool>& stop, counters& 
 int main(int argc, char** argv) {
   double seconds = 300;
   bool fsync = true;
+  bool trim = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
       seconds = std::atof(argv[++i]);
     } else if (std::strcmp(argv[i], "--no-fsync") == 0) {
       fsync = false;
+    } else if (std::strcmp(argv[i], "--trim") == 0) {
+      trim = true;
     } else {
-      std::fprintf(stderr, "usage: qmgr_soak [--seconds S] [--no-fsync]\n");
+      std::fprintf(stderr, "usage: qmgr_soak [--seconds S] [--no-fsync] [--trim]\n");
       return 2;
     }
   }
@@ -325,7 +331,8 @@ int main(int argc, char** argv) {
         }
         std::this_thread::sleep_for(200ms);
         auto g = c.get(h->handle, any_message(mq::MQGMO_NO_SYNCPOINT));
-        if (g) return n.error("expiry get", {mq::make_mqrc(0), "MQGET", 0, "an expired message was got"}), false;
+        if (g)
+          return n.error("expiry get", {mq::make_mqrc(0), "MQGET", 0, "an expired message was got"}), false;
         if (rc_of(g.error()) != mq::MQRC_NO_MSG_AVAILABLE) return n.error("expiry get", g.error()), false;
         n.expired_seen += 20;
       }
@@ -414,44 +421,62 @@ int main(int argc, char** argv) {
     }
   });
 
-  // RSS every 10 s.
+  // The depths of the two queues whose depth the load bounds (an in-process connection of the sampler).
+  auto sampler = in_process();
+  if (!sampler) return die("sampler connect", sampler.error());
+  auto hp = (*sampler)->open({"SOAK.P", ""}, mq::MQOO_INQUIRE);
+  auto hr = (*sampler)->open({"SOAK.REPLY", ""}, mq::MQOO_INQUIRE);
+  if (!hp || !hr) return die("sampler open", (!hp ? hp.error() : hr.error()));
+  auto depth = [&](mqi::hobj h) {
+    auto st = (*sampler)->inquire(h);
+    return st ? st->current_depth : -1;
+  };
+
+  // RSS every 10 s, with what malloc holds in use (all arenas: if RSS steps up while this stays level, the
+  // growth is the allocator's, not data the program keeps).
   std::vector<std::pair<int, long>> samples;
   const auto t0 = std::chrono::steady_clock::now();
   const auto end = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                             std::chrono::duration<double>(seconds));
-  std::printf("qmgr_soak: %.0f s, fsync %s, %u cores\n", seconds, fsync ? "on" : "off",
-              std::thread::hardware_concurrency());
-  std::printf("%6s %10s %10s %10s %9s %9s %9s %9s %8s %7s %6s\n", "t(s)", "VmRSS(KiB)", "puts", "gets",
-              "commits", "backouts", "browses", "reports", "churns", "drops", "errors");
+  std::printf("qmgr_soak: %.0f s, fsync %s%s, %u cores\n", seconds, fsync ? "on" : "off",
+              trim ? ", malloc_trim before each sample" : "", std::thread::hardware_concurrency());
+  std::printf("%6s %10s %10s %6s %6s %5s %10s %10s %9s %9s %9s %9s %8s %7s %6s\n", "t(s)", "VmRSS(KiB)",
+              "heap(KiB)", "depthP", "depthR", "ckpts", "puts", "gets", "commits", "backouts", "browses",
+              "reports", "churns", "drops", "errors");
   for (int k = 1;; ++k) {
     const auto at = t0 + std::chrono::seconds(10 * k);
     if (at > end) break;
     std::this_thread::sleep_until(at);
+    if (trim) ::malloc_trim(0);
     const long rss = vm_rss_kib();
     samples.emplace_back(10 * k, rss);
-    std::printf("%6d %10ld %10llu %10llu %10llu %9llu %9llu %9llu %8llu %7llu %6llu\n", 10 * k, rss,
-                static_cast<unsigned long long>(n.puts.load()), static_cast<unsigned long long>(n.gets.load()),
-                static_cast<unsigned long long>(n.commits.load()),
-                static_cast<unsigned long long>(n.backouts.load()),
-                static_cast<unsigned long long>(n.browses.load()),
-                static_cast<unsigned long long>(n.reports.load()),
-                static_cast<unsigned long long>(n.churns.load()), static_cast<unsigned long long>(n.drops.load()),
-                static_cast<unsigned long long>(n.errors.load()));
+    const struct mallinfo2 mi = ::mallinfo2();
+    std::printf(
+        "%6d %10ld %10zu %6d %6d %5llu %10llu %10llu %9llu %9llu %9llu %9llu %8llu %7llu %6llu\n", 10 * k,
+        rss, (mi.uordblks + mi.hblkhd) / 1024, depth(hp->handle), depth(hr->handle),
+        static_cast<unsigned long long>((*qm)->statistics().log.checkpoints),
+        static_cast<unsigned long long>(n.puts.load()), static_cast<unsigned long long>(n.gets.load()),
+        static_cast<unsigned long long>(n.commits.load()), static_cast<unsigned long long>(n.backouts.load()),
+        static_cast<unsigned long long>(n.browses.load()), static_cast<unsigned long long>(n.reports.load()),
+        static_cast<unsigned long long>(n.churns.load()), static_cast<unsigned long long>(n.drops.load()),
+        static_cast<unsigned long long>(n.errors.load()));
     std::fflush(stdout);
   }
   std::this_thread::sleep_until(end);
   stop = true;
   for (auto& t : threads) t.join();
+  (void)(*sampler)->disconnect();
   (*qm)->quiesce();
   (*srv)->stop();
 
   const auto stats = (*qm)->statistics();
-  std::printf("engine: %llu puts, %llu gets, %llu commits, %llu backouts, %llu expired, %llu reports, "
-              "%llu log fsyncs\n",
-              static_cast<unsigned long long>(stats.puts), static_cast<unsigned long long>(stats.gets),
-              static_cast<unsigned long long>(stats.commits), static_cast<unsigned long long>(stats.backouts),
-              static_cast<unsigned long long>(stats.expired), static_cast<unsigned long long>(stats.reports),
-              static_cast<unsigned long long>(stats.log.fsyncs));
+  std::printf(
+      "engine: %llu puts, %llu gets, %llu commits, %llu backouts, %llu expired, %llu reports, "
+      "%llu log fsyncs\n",
+      static_cast<unsigned long long>(stats.puts), static_cast<unsigned long long>(stats.gets),
+      static_cast<unsigned long long>(stats.commits), static_cast<unsigned long long>(stats.backouts),
+      static_cast<unsigned long long>(stats.expired), static_cast<unsigned long long>(stats.reports),
+      static_cast<unsigned long long>(stats.log.fsyncs));
   for (const auto& e : n.first_errors) std::printf("error: %s\n", e.c_str());
   int rc = n.errors == 0 ? 0 : 1;
   long base = -1;

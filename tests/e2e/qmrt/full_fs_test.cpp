@@ -13,14 +13,17 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "imsb/mq/constants.hpp"
@@ -105,9 +108,10 @@ class full_fs : public ::testing::Test {
   std::string prefix() const { return tmp_.file("prefix"); }
 
   void start_daemon() {
-    daemon_ = child_process("nsenter", {"-t", std::to_string(holder_.pid()), "-m", "--", IMSB_STRMQM, "-f",
-                                        "--prefix", prefix(), qm},
-                            output_to::capture());
+    daemon_ = child_process(
+        "nsenter",
+        {"-t", std::to_string(holder_.pid()), "-m", "--", IMSB_STRMQM, "-f", "--prefix", prefix(), qm},
+        output_to::capture());
     ASSERT_TRUE(daemon_.wait_for_line("IMB1220I", 30000ms).has_value()) << "the daemon did not start";
   }
   void kill9_daemon() {
