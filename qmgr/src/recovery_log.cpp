@@ -28,6 +28,7 @@ namespace imsb::qmgr {
 
 namespace detail {
 void (*after_checkpoint_queue_file)(std::size_t files_written) = nullptr;
+void (*after_folder_fsync)(const std::filesystem::path& folder) = nullptr;
 }  // namespace detail
 
 namespace {
@@ -201,7 +202,145 @@ std::optional<control_data> decode_control(bytes_view in) {
   return c;
 }
 
+// --- CRC-32C, incremental and combined ----------------------------------------------------------
+
+constexpr std::uint32_t crc_poly = 0x82F63B78u;  // Castagnoli, reflected
+
+// CRC-32C of `in` continuing from `crc` (the CRC of what came before it; 0 for nothing), as zlib's
+// crc32(crc, buf, len) does for its polynomial.
+std::uint32_t crc32c_extend(std::uint32_t crc, bytes_view in) noexcept {
+  static const std::array<std::uint32_t, 256> table = make_crc_table();
+  std::uint32_t c = crc ^ 0xFFFFFFFFu;
+  for (auto b : in) c = table[(c ^ b) & 0xFF] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+}
+
+// a·b modulo the polynomial (reflected bit order: x^0 is the top bit), and x^(8·n) modulo it: what
+// zlib's crc32_combine uses, for CRC-32C. combine(crc(A), crc(B), |B|) = crc(A ‖ B).
+std::uint32_t mult_mod_p(std::uint32_t a, std::uint32_t b) noexcept {
+  std::uint32_t m = 1u << 31;
+  std::uint32_t p = 0;
+  for (;;) {
+    if ((a & m) != 0) {
+      p ^= b;
+      if ((a & (m - 1)) == 0) break;
+    }
+    m >>= 1;
+    b = (b & 1) != 0 ? (b >> 1) ^ crc_poly : b >> 1;
+  }
+  return p;
+}
+std::uint32_t x8n_mod_p(std::uint64_t n) noexcept {
+  std::uint32_t p = 1u << 31;       // x^0
+  std::uint32_t square = 1u << 23;  // x^8
+  while (n != 0) {
+    if ((n & 1) != 0) p = mult_mod_p(square, p);
+    square = mult_mod_p(square, square);
+    n >>= 1;
+  }
+  return p;
+}
+std::uint32_t crc32c_combine(std::uint32_t crc_a, std::uint32_t crc_b, std::uint64_t length_b) noexcept {
+  return mult_mod_p(x8n_mod_p(length_b), crc_a) ^ crc_b;
+}
+
 // --- small POSIX helpers ------------------------------------------------------------------------
+
+// Every folder fsync of the log goes through here (the test hook sees them).
+result<std::monostate> sync_folder(const std::filesystem::path& folder) {
+  auto synced = io::fsync_folder(folder);
+  if (!synced) return synced.error();
+  if (detail::after_folder_fsync != nullptr) detail::after_folder_fsync(folder);
+  return std::monostate{};
+}
+
+bool is_space_error(int err) noexcept { return err == ENOSPC || err == EFBIG || err == EDQUOT; }
+
+// An I/O failure of a checkpoint or control file: a full file system is MQRC_Q_SPACE_NOT_AVAILABLE
+// (2056), as for a batch; anything else keeps errno (io::error_from_errno).
+decode_error file_error(const std::filesystem::path& path, const char* what, int err) {
+  if (is_space_error(err))
+    return mq_error(mq::MQRC_Q_SPACE_NOT_AVAILABLE, path.string(),
+                    std::string(what) + ": " + std::strerror(err) + " (the file system is full)");
+  return io::error_from_errno(path, what, err);
+}
+
+// A file written through a bounded buffer; the first error is kept and later calls do nothing.
+class buffered_file {
+ public:
+  static constexpr std::size_t capacity = 64 * 1024;
+  explicit buffered_file(int fd) : fd_(fd) { buffer_.reserve(capacity); }
+  int error() const noexcept { return err_; }
+  std::uint64_t flushed() const noexcept { return flushed_; }
+  bytes& buffer() noexcept { return buffer_; }
+  void add(bytes_view b) {
+    if (err_ != 0) return;
+    if (buffer_.size() + b.size() <= capacity) {
+      buffer_.insert(buffer_.end(), b.begin(), b.end());
+      return;
+    }
+    flush();
+    if (b.size() >= capacity) {
+      write_all(b);  // a long md or data goes straight from the message
+    } else {
+      buffer_.insert(buffer_.end(), b.begin(), b.end());
+    }
+  }
+  void flush() {
+    if (err_ == 0 && !buffer_.empty()) write_all(buffer_);
+    buffer_.clear();
+  }
+  void write_at(std::uint64_t offset, bytes_view b) {
+    std::size_t off = 0;
+    while (err_ == 0 && off < b.size()) {
+      const ssize_t n = ::pwrite(fd_, b.data() + off, b.size() - off, static_cast<off_t>(offset + off));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) err_ = errno;
+      if (n > 0) off += static_cast<std::size_t>(n);
+    }
+  }
+
+ private:
+  void write_all(bytes_view b) {
+    std::size_t off = 0;
+    while (err_ == 0 && off < b.size()) {
+      const ssize_t n = ::write(fd_, b.data() + off, b.size() - off);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) err_ = errno;
+      if (n > 0) off += static_cast<std::size_t>(n);
+    }
+    flushed_ += off;
+  }
+  int fd_;
+  int err_ = 0;
+  std::uint64_t flushed_ = 0;
+  bytes buffer_;
+};
+
+// Puts `tmp` in place of `path`: (fsync the file,) close, rename, (fsync the folder). On failure the
+// temporary file is removed (its space given back) and `path` is untouched (unless only the folder's
+// fsync failed).
+result<std::monostate> put_in_place(int fd, const std::filesystem::path& tmp,
+                                    const std::filesystem::path& path, bool sync) {
+  if (sync && ::fsync(fd) != 0) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return file_error(tmp, "fsync", err);
+  }
+  if (::close(fd) != 0 && errno != EINTR) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    return file_error(tmp, "close", err);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    return file_error(path, "rename", err);
+  }
+  if (sync) return sync_folder(path.parent_path());
+  return std::monostate{};
+}
 
 result<bytes> read_all(const std::filesystem::path& path) {
   auto text = io::read_file(path);
@@ -215,28 +354,84 @@ result<std::monostate> write_atomically(const std::filesystem::path& path, const
   std::filesystem::path tmp = path;
   tmp += tmp_suffix;
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return io::error_from_errno(tmp, "create", errno);
-  std::size_t done_bytes = 0;
-  while (done_bytes < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done_bytes, content.size() - done_bytes);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return io::error_from_errno(tmp, "write", err);
-    }
-    done_bytes += static_cast<std::size_t>(n);
-  }
-  if (sync && ::fsync(fd) != 0) {
-    const int err = errno;
+  if (fd < 0) return file_error(tmp, "create", errno);
+  buffered_file out(fd);
+  out.write_at(0, content);
+  if (out.error() != 0) {
     ::close(fd);
-    return io::error_from_errno(tmp, "fsync", err);
+    ::unlink(tmp.c_str());
+    return file_error(tmp, "write", out.error());
   }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return io::error_from_errno(path, "rename", errno);
-  if (sync) return io::fsync_folder(path.parent_path());
-  return std::monostate{};
+  return put_in_place(fd, tmp, path, sync);
+}
+
+// One queue file streamed from `source`: exactly the bytes encode_queue_file() makes for the same
+// messages, through a 64 KiB buffer. The count precedes the messages but is known only at the end, so
+// it is written as 0, patched afterwards, and the file's CRC (which covers it) is the CRC of the first
+// 20 bytes combined with the CRC of the messages, computed as they go [D].
+result<std::monostate> write_queue_file(const std::filesystem::path& path, std::uint64_t checkpoint,
+                                        const recovery_log::message_source& source, bool sync,
+                                        bool& has_messages) {
+  std::filesystem::path tmp = path;
+  tmp += ".ckpt";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return file_error(tmp, "create", errno);
+  buffered_file out(fd);
+  bytes head(queue_magic.begin(), queue_magic.end());
+  put_u64(head, checkpoint);
+  put_u32(head, 0);  // the count, patched below
+  out.add(head);
+  std::uint32_t body_crc = 0;
+  std::uint64_t body_bytes = 0;
+  std::uint64_t count = 0;
+  const auto add = [&](bytes_view b) {
+    body_crc = crc32c_extend(body_crc, b);
+    body_bytes += b.size();
+    out.add(b);
+  };
+  stored_message next;
+  bytes fields;
+  bool too_many = false;
+  while (out.error() == 0 && source && source(next)) {
+    if (count == 0xFFFFFFFFu) {
+      too_many = true;
+      break;
+    }
+    ++count;
+    fields.clear();  // put_message's layout, md and data written from the message itself
+    fields.insert(fields.end(), next.token.begin(), next.token.end());
+    put_u64(fields, static_cast<std::uint64_t>(next.put_time_ms));
+    put_u32(fields, static_cast<std::uint32_t>(next.backout_count));
+    put_u32(fields, static_cast<std::uint32_t>(next.md.size()));
+    add(fields);
+    add(next.md);
+    fields.clear();
+    put_u32(fields, static_cast<std::uint32_t>(next.data.size()));
+    add(fields);
+    add(next.data);
+  }
+  if (too_many) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return mq_error(mq::MQRC_RESOURCE_PROBLEM, path.string(), "more than 4294967295 messages in one queue");
+  }
+  set_u32(head, queue_magic.size() + 8, static_cast<std::uint32_t>(count));
+  if (out.flushed() == 0) {
+    set_u32(out.buffer(), queue_magic.size() + 8, static_cast<std::uint32_t>(count));
+  } else {
+    out.write_at(queue_magic.size() + 8, bytes_view(head.data() + queue_magic.size() + 8, 4));
+  }
+  fields.clear();
+  put_u32(fields, crc32c_combine(log_codec::crc32c(head), body_crc, body_bytes));
+  out.add(fields);
+  out.flush();
+  if (out.error() != 0) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return file_error(tmp, "write", out.error());
+  }
+  has_messages = count > 0;
+  return put_in_place(fd, tmp, path, sync);
 }
 
 // The extent numbers present in log/, ascending.
@@ -403,6 +598,9 @@ struct recovery_log::impl {
   std::optional<decode_error> fatal;     // the log failed: every later call fails
   std::uint64_t append_extent = 0;       // the extent append() targets
   std::uint64_t append_extent_bytes = 0;
+  bool append_extent_written = false;  // a batch of append_extent is on disk: a checkpoint would retire it
+  bool space_failed = false;           // a write failed for space since the last begin_checkpoint()
+  std::uint64_t closed_seq = ~std::uint64_t{0};  // close(): every later seq fails
   bool checkpoint_running = false;
   std::uint64_t checkpoint_seq = 0;  // the last seq of the extent being checkpointed
   std::uint64_t checkpoint_next_token = 1;
@@ -418,11 +616,11 @@ struct recovery_log::impl {
 
   void writer_loop();
   result<std::monostate> open_extent(std::uint64_t n);
-  std::set<std::uint64_t> failed_now;
 };
 
 result<std::monostate> recovery_log::impl::open_extent(std::uint64_t n) {
   if (fd >= 0) ::close(fd);
+  fd = -1;  // never left naming a closed descriptor (the destructor closes fd)
   const auto path = log_dir / extent_name(n);
   fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return io::error_from_errno(path, "create extent", errno);
@@ -431,7 +629,7 @@ result<std::monostate> recovery_log::impl::open_extent(std::uint64_t n) {
   good_size = static_cast<std::uint64_t>(sb.st_size);
   fd_extent = n;
   if (options.fsync) {
-    if (auto synced = io::fsync_folder(log_dir); !synced) return synced.error();
+    if (auto synced = sync_folder(log_dir); !synced) return synced.error();
   }
   return std::monostate{};
 }
@@ -450,6 +648,7 @@ void recovery_log::impl::writer_loop() {
     }
     std::optional<decode_error> error;
     std::set<std::uint64_t> no_space;
+    std::set<std::uint64_t> written_extents;
     std::uint64_t written_bytes = 0;
     std::uint64_t fsyncs = 0;
     std::size_t i = 0;
@@ -490,7 +689,7 @@ void recovery_log::impl::writer_loop() {
         }
         off += static_cast<std::size_t>(n);
       }
-      if (err == ENOSPC || err == EFBIG) {
+      if (is_space_error(err)) {
         // A full file system: give the space back and fail just these batches (2056).
         if (::ftruncate(fd, static_cast<off_t>(good_size)) != 0) {
           error = mq_error(mq::MQRC_RESOURCE_PROBLEM, (log_dir / extent_name(fd_extent)).string(),
@@ -505,6 +704,7 @@ void recovery_log::impl::writer_loop() {
       } else {
         good_size += buffer.size();
         written_bytes += buffer.size();
+        written_extents.insert(fd_extent);
         dirty = true;
       }
       i = j;
@@ -521,6 +721,8 @@ void recovery_log::impl::writer_loop() {
     std::lock_guard<std::mutex> lock(mu);
     if (error && !fatal) fatal = error;
     failed_space.insert(no_space.begin(), no_space.end());
+    if (!no_space.empty()) space_failed = true;
+    if (written_extents.count(append_extent) != 0) append_extent_written = true;
     completed_seq = std::max(completed_seq, work.back().seq);
     st.fsyncs += fsyncs;
     st.bytes += written_bytes;
@@ -538,13 +740,21 @@ recovery_log::recovery_log() : impl_(std::make_unique<impl>()) {}
 
 recovery_log::~recovery_log() {
   if (!impl_) return;
+  close();
+  if (impl_->fd >= 0) ::close(impl_->fd);
+}
+
+void recovery_log::close() {
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
-    impl_->stopping = true;
+    if (!impl_->stopping) {
+      impl_->stopping = true;
+      impl_->closed_seq = impl_->next_seq - 1;  // the writer still writes these; nothing after them
+    }
   }
   impl_->work_cv.notify_all();
-  if (impl_->writer.joinable()) impl_->writer.join();
-  if (impl_->fd >= 0) ::close(impl_->fd);
+  impl_->done_cv.notify_all();
+  if (impl_->writer.joinable() && impl_->writer.get_id() != std::this_thread::get_id()) impl_->writer.join();
 }
 
 result<std::unique_ptr<recovery_log>> recovery_log::open(const std::filesystem::path& qmgr_dir,
@@ -556,8 +766,13 @@ result<std::unique_ptr<recovery_log>> recovery_log::open(const std::filesystem::
   d.queue_file = std::move(queue_file);
   d.options = options;
   std::error_code ec;
+  const bool new_log_dir = !std::filesystem::exists(d.log_dir, ec);
   std::filesystem::create_directories(d.log_dir, ec);
   if (ec) return io::error_from_code(d.log_dir, "create", ec);
+  if (new_log_dir && options.fsync) {
+    // log/'s entry in the queue manager's folder, durable before anything inside it counts on it.
+    if (auto synced = sync_folder(qmgr_dir); !synced) return synced.error();
+  }
 
   const auto control_path = d.log_dir / "amqhlctl.lfh";
   if (std::filesystem::exists(control_path, ec)) {
@@ -686,6 +901,7 @@ std::uint64_t recovery_log::append(const std::vector<log_op>& batch) {
   for (const auto& op : batch) impl_->seen_queues.insert(op.queue);
   impl_->append_extent_bytes += data.size();
   ++impl_->st.batches;
+  if (seq > impl_->closed_seq) return seq;  // after close(): never written, wait_durable fails it
   if (impl_->fatal) {
     impl_->completed_seq = std::max(impl_->completed_seq, seq);
     return seq;
@@ -697,7 +913,12 @@ std::uint64_t recovery_log::append(const std::vector<log_op>& batch) {
 
 result<std::monostate> recovery_log::wait_durable(std::uint64_t seq) {
   std::unique_lock<std::mutex> lock(impl_->mu);
-  impl_->done_cv.wait(lock, [&] { return impl_->completed_seq >= seq || impl_->fatal.has_value(); });
+  impl_->done_cv.wait(lock, [&] {
+    return impl_->completed_seq >= seq || impl_->fatal.has_value() || seq > impl_->closed_seq;
+  });
+  if (seq > impl_->closed_seq && impl_->completed_seq < seq)
+    return mq_error(mq::MQRC_RESOURCE_PROBLEM, impl_->log_dir.string(),
+                    "the recovery log is closed: the batch is not in the log");
   if (auto it = impl_->failed_space.find(seq); it != impl_->failed_space.end()) {
     impl_->failed_space.erase(it);
     return mq_error(mq::MQRC_Q_SPACE_NOT_AVAILABLE, (impl_->log_dir).string(),
@@ -709,8 +930,12 @@ result<std::monostate> recovery_log::wait_durable(std::uint64_t seq) {
 
 bool recovery_log::needs_checkpoint() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  return !impl_->checkpoint_running && !impl_->fatal &&
-         impl_->append_extent_bytes >= impl_->options.checkpoint_bytes;
+  const impl& d = *impl_;
+  if (d.checkpoint_running || d.fatal || d.stopping) return false;
+  if (d.append_extent_bytes >= d.options.checkpoint_bytes) return true;
+  // After a write failed for space only a checkpoint gives space back (by deleting extents), so one is
+  // asked for at once — when it would retire something [D].
+  return d.space_failed && (d.control.oldest_extent < d.append_extent || d.append_extent_written);
 }
 
 std::uint64_t recovery_log::begin_checkpoint(std::uint64_t next_token) {
@@ -720,17 +945,36 @@ std::uint64_t recovery_log::begin_checkpoint(std::uint64_t next_token) {
   impl_->checkpoint_next_token = next_token;
   impl_->append_extent += 1;
   impl_->append_extent_bytes = 0;
+  impl_->append_extent_written = false;
+  impl_->space_failed = false;  // asked again only by the next write that fails for space
   return impl_->append_extent;
 }
 
 result<std::monostate> recovery_log::write_checkpoint(
     std::uint64_t checkpoint, const std::map<std::string, std::vector<stored_message>>& queues) {
+  std::vector<std::pair<std::string, message_source>> sources;
+  sources.reserve(queues.size());
+  for (const auto& [name, messages] : queues) {
+    const std::vector<stored_message>* list = &messages;
+    sources.emplace_back(name, [list, at = std::size_t{0}](stored_message& next) mutable {
+      if (at == list->size()) return false;
+      next = (*list)[at++];
+      return true;
+    });
+  }
+  return write_checkpoint(checkpoint, std::move(sources));
+}
+
+result<std::monostate> recovery_log::write_checkpoint(
+    std::uint64_t checkpoint, std::vector<std::pair<std::string, message_source>> queues) {
   impl& d = *impl_;
   std::set<std::string> names;
+  std::uint64_t seq = 0;
   {
     std::lock_guard<std::mutex> lock(d.mu);
     names = d.seen_queues;
     names.insert(d.control.queues.begin(), d.control.queues.end());
+    seq = d.checkpoint_seq;
   }
   const auto finish = [&d](result<std::monostate> r) {
     std::lock_guard<std::mutex> lock(d.mu);
@@ -738,11 +982,6 @@ result<std::monostate> recovery_log::write_checkpoint(
     return r;
   };
   // Extent N must be durable before any queue file claims to hold what it says.
-  std::uint64_t seq = 0;
-  {
-    std::lock_guard<std::mutex> lock(d.mu);
-    seq = d.checkpoint_seq;
-  }
   if (seq > 0) {
     std::unique_lock<std::mutex> lock(d.mu);
     d.done_cv.wait(lock, [&] { return d.completed_seq >= seq || d.fatal.has_value(); });
@@ -751,22 +990,29 @@ result<std::monostate> recovery_log::write_checkpoint(
       return *d.fatal;
     }
   }
-  for (const auto& [name, messages] : queues) names.insert(name);
+  std::map<std::string, const message_source*> sources;
+  for (const auto& [name, source] : queues) {
+    sources.emplace(name, &source);  // a name given twice: the first counts
+    names.insert(name);
+  }
 
+  // One queue file at a time, each replacing the old one (so the space needed beyond the old files is
+  // one new file). A failure stops before the control file: the old extents stay, and a queue file
+  // already replaced holds its old file's messages plus what the kept extents add, under checkpoint
+  // N+1, so that recovery (which replays only extents >= N+1 into it) finds the same messages [D].
   control_data next = d.control;
   next.queues.clear();
   std::size_t written = 0;
-  bytes content;
+  static const message_source none;
   for (const auto& name : names) {
     const auto path = d.queue_file(name);
     if (!path) continue;  // the queue is gone
-    const auto found = queues.find(name);
-    static const std::vector<stored_message> none;
-    const auto& messages = found == queues.end() ? none : found->second;
-    content.clear();
-    log_codec::encode_queue_file(checkpoint, messages, content);
-    if (auto w = write_atomically(*path, content, d.options.fsync, ".ckpt"); !w) return finish(w.error());
-    if (!messages.empty()) next.queues.insert(name);
+    const auto found = sources.find(name);
+    bool has_messages = false;
+    auto w = write_queue_file(*path, checkpoint, found == sources.end() ? none : *found->second,
+                              d.options.fsync, has_messages);
+    if (!w) return finish(w.error());
+    if (has_messages) next.queues.insert(name);
     ++written;
     if (detail::after_checkpoint_queue_file != nullptr) detail::after_checkpoint_queue_file(written);
   }
@@ -776,9 +1022,13 @@ result<std::monostate> recovery_log::write_checkpoint(
       !w)
     return finish(w.error());
   std::error_code ec;
+  bool deleted = false;
   for (auto n : list_extents(d.log_dir)) {
-    if (n < checkpoint) std::filesystem::remove(d.log_dir / extent_name(n), ec);
+    if (n < checkpoint) deleted = std::filesystem::remove(d.log_dir / extent_name(n), ec) || deleted;
   }
+  // Not needed for recovery (open() deletes extents older than the control file's oldest again), but
+  // the space is what a full file system waits for [D].
+  if (deleted && d.options.fsync) (void)sync_folder(d.log_dir);
   std::lock_guard<std::mutex> lock(d.mu);
   d.control = std::move(next);
   // seen_queues is kept (it is bounded by the number of queues): a queue named after begin_checkpoint

@@ -47,6 +47,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "imsb/core/bytes.hpp"
@@ -107,12 +108,32 @@ class recovery_log {
   std::uint64_t append(const std::vector<log_op>& batch);
   result<std::monostate> wait_durable(std::uint64_t seq);
 
-  // Checkpoint (above). needs_checkpoint() is true when the current extent passed checkpoint_bytes and
-  // no checkpoint is running.
+  // Checkpoint (above). needs_checkpoint() is true when no checkpoint is running and either the current
+  // extent passed checkpoint_bytes or a write failed for space (2056) since the last begin_checkpoint()
+  // and a checkpoint would retire something (an extent older than the current one, or batches in the
+  // current one) — a full file system gets its space back only from a checkpoint deleting extents [D].
   bool needs_checkpoint() const;
   std::uint64_t begin_checkpoint(std::uint64_t next_token);  // under the caller's lock; returns N+1
+  // The copying form: delegates to the streaming one below.
   result<std::monostate> write_checkpoint(std::uint64_t checkpoint,
                                           const std::map<std::string, std::vector<stored_message>>& queues);
+  // The streaming form [D]: one source per queue, called outside any lock of the log until it returns
+  // false, each call filling `next` with the queue's next message in put order (`next` is the same
+  // object on every call of one queue, so that its buffers' capacity is reused: set every field). Each
+  // queue file is written as it is encoded through a bounded buffer (64 KiB; a message's md or data
+  // longer than that is written straight from `next`), so a checkpoint holds one message per queue,
+  // not a copy of the queue. Same files as the copying form (the queue-file format is unchanged).
+  // A queue named twice: the first source counts, the other is never called. Errors: a full file
+  // system (ENOSPC, EFBIG, EDQUOT) is MQRC_Q_SPACE_NOT_AVAILABLE (2056) and leaves the log as it was
+  // (the control file unchanged, every extent kept; a queue file already replaced holds what its old
+  // file and the kept extents give, so recovery is unchanged) [D].
+  using message_source = std::function<bool(stored_message& next)>;
+  result<std::monostate> write_checkpoint(std::uint64_t checkpoint,
+                                          std::vector<std::pair<std::string, message_source>> queues);
+
+  // Writes what is buffered and stops the writer (the destructor calls it). A batch appended after it
+  // fails with MQRC_RESOURCE_PROBLEM (2102), as after a failed write; it is never reported durable [D].
+  void close();
 
   struct stats {
     std::uint64_t batches = 0;
@@ -147,6 +168,8 @@ namespace detail {
 // Test hook: when set, write_checkpoint() calls it after each queue file it put in place, with how many
 // it has put in place so far (the crash test kills the process there). Not for production use.
 extern void (*after_checkpoint_queue_file)(std::size_t files_written);
+// Test hook: when set, called (from any thread) after each fsync of a folder the log made durable.
+extern void (*after_folder_fsync)(const std::filesystem::path& folder);
 }  // namespace detail
 
 }  // namespace imsb::qmgr
