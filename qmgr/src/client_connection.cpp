@@ -27,6 +27,30 @@ namespace imsb::qmgr::detail {
 
 namespace wire = mqi::wire;
 
+// The error a response carries. The server sends decode_error::to_string() ("<field> at offset N:
+// <detail> (<reason>)"): when that already names the call, the error is rebuilt from its parts rather
+// than prefixed again, so that a message reads "MQPUT at offset 0: ..." once, not twice [D].
+namespace {
+decode_error remote_error(std::int32_t reason, const char* call_name, const std::string& detail) {
+  decode_error e{mq::make_mqrc(reason), call_name, 0, detail};
+  const std::string call(call_name);
+  const std::size_t at = detail.find(" at offset ");
+  if (detail.compare(0, call.size(), call) != 0 || at == std::string::npos || at < call.size()) return e;
+  const std::size_t colon = detail.find(": ", at);
+  if (colon == std::string::npos) return e;
+  const std::string number = detail.substr(at + 11, colon - at - 11);
+  if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos) return e;
+  e.field = detail.substr(0, at);
+  e.offset = std::strtoull(number.c_str(), nullptr, 10);
+  e.detail = detail.substr(colon + 2);
+  const std::string suffix = " (" + e.code.message() + ")";
+  if (e.detail.size() >= suffix.size() &&
+      e.detail.compare(e.detail.size() - suffix.size(), suffix.size(), suffix) == 0)
+    e.detail.resize(e.detail.size() - suffix.size());
+  return e;
+}
+}  // namespace
+
 // ---- stream -------------------------------------------------------------------------------------
 
 sigpipe_guard::sigpipe_guard() noexcept {
@@ -362,7 +386,7 @@ class client_connection final : public mqi::connection {
       const Response* resp = d && *d ? std::get_if<Response>(&d->value().value) : nullptr;
       auto e = broken(call_name, write_error);
       if (resp != nullptr && resp->st.reason != mq::MQRC_NONE)
-        return decode_error{mq::make_mqrc(resp->st.reason), call_name, 0, resp->st.detail};
+        return remote_error(resp->st.reason, call_name, resp->st.detail);
       return e;
     }
     if (frame.status == stream::frame_status::closed)
@@ -375,8 +399,7 @@ class client_connection final : public mqi::connection {
     if (!*d) return broken(call_name, "bad frame: " + d->error().to_string());
     auto* resp = std::get_if<Response>(&d->value().value);
     if (resp == nullptr) return broken(call_name, "response of the wrong kind");
-    if (resp->st.reason != mq::MQRC_NONE)
-      return decode_error{mq::make_mqrc(resp->st.reason), call_name, 0, resp->st.detail};
+    if (resp->st.reason != mq::MQRC_NONE) return remote_error(resp->st.reason, call_name, resp->st.detail);
     return std::move(*resp);
   }
 

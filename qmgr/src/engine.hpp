@@ -46,11 +46,20 @@ struct msg_entry {
   std::int32_t backout_count = 0;
   std::uint64_t locked_by = 0;   // the connection whose unit of work got it under syncpoint; 0: none
   bool uncommitted_put = false;  // put under syncpoint and not committed yet: invisible to others
+  // Durability before visibility [D]: a put whose batch is being made durable stays invisible
+  // (uncommitted_put) and a get's message stays locked (locked_by) until the log said yes; then
+  // settle_locked() makes it visible / removes it, or undoes it when the log failed.
+  enum class commit_state : std::uint8_t { none, put, get };
+  commit_state committing = commit_state::none;
   bool visible() const noexcept { return locked_by == 0 && !uncommitted_put; }
 };
 
 struct local_queue {
   std::map<msg_key, msg_entry> messages;
+  // Which definition of the name this is: a handle remembers it, so that after DELETE and DEFINE of the
+  // same name an old handle (browse or inquire only: DELETE refuses while input or output handles are
+  // open) gets MQRC_Q_DELETED (2052) rather than the new queue [D].
+  std::uint64_t generation = 0;
   std::int32_t open_input = 0;
   std::int32_t open_output = 0;
   bool exclusive = false;  // one handle has it open for exclusive input
@@ -60,6 +69,7 @@ struct handle_state {
   std::string object_name;  // as opened, trimmed: the definition whose attributes apply (alias, remote)
   std::string local_queue;  // the queue put to or got from (the xmitq for a remote queue)
   std::string resolved_q, resolved_qmgr;
+  std::uint64_t generation = 0;  // local_queue::generation of local_queue at MQOPEN
   bool xmit = false;
   std::int32_t options = 0;
   bool input = false;
@@ -73,13 +83,22 @@ struct uow_op {
   msg_key key;
 };
 
+// What one MQI call hands to the log: the records, and the messages it changed that become visible or
+// go only once those records are durable (put: made visible; get: removed) [D].
+struct log_batch {
+  std::vector<log_op> ops;
+  std::vector<uow_op> pending;
+  bool empty() const noexcept { return ops.empty() && pending.empty(); }
+};
+
 struct conn_state {
   std::uint64_t id = 0;
   principal who;
   bool broken = false;        // stop_connections / the queue manager ended: MQRC_CONNECTION_BROKEN
   bool disconnected = false;  // MQDISC ran: MQRC_HCONN_ERROR
   std::map<mqi::hobj, handle_state> handles;
-  mqi::hobj next_handle = 1;
+  mqi::hobj next_handle = 1;  // next_hobj(): 1..INT32_MAX, wrapping, skipping handles in use
+  mqi::hobj next_hobj();
   std::vector<uow_op> uow;
 };
 
@@ -112,13 +131,18 @@ class engine {
   std::map<std::uint64_t, std::shared_ptr<conn_state>> conns;
   std::uint64_t next_conn = 1;
   std::uint64_t next_seq = 1;
+  std::uint64_t next_generation = 1;
   std::uint64_t next_token = 1;
   std::uint64_t msg_id_counter = 0;
   std::uint64_t incarnation = 0;
   bool quiescing = false;
   bool ended = false;
   bool checkpoint_running = false;
-  int log_waiters = 0;  // threads in wait_durable / write_checkpoint outside mu
+  std::uint64_t checkpoints_begun = 0;  // begin_checkpoint() calls, to tell whether one overlapped a batch
+  bool checkpoint_again = false;        // a checkpoint's snapshot counted a batch that then failed
+  bool checkpoint_blocked = false;      // the last checkpoint failed for space (2056)
+  bool checkpoint_may_fit() const;      // mu held: the persistent messages fit in the free space
+  int log_waiters = 0;                  // threads in wait_durable / write_checkpoint outside mu
   queue_manager::stats counters;
   queue_manager::runtime_command_fn runtime_handler;
 
@@ -137,6 +161,10 @@ class engine {
 
   const objects::object_record* queue_record(const std::string& name) const;
   local_queue* queue_of(const std::string& name);  // nullptr unless a QLOCAL of that name exists
+  // The local queue a handle works on: nullptr when it was deleted (and maybe defined again) since MQOPEN.
+  local_queue* queue_of(const handle_state& h);
+  bool is_xmitq(const std::string& name) const;  // USAGE(XMITQ): no COA/COD here (§2.3) [I]
+  std::int64_t max_uncommitted() const;          // the queue manager's MAXUMSGS
   void refresh_after_catalog_change();
   bool authorized(const principal& who, std::string_view objtype, const std::string& name,
                   std::string_view authority) const;
@@ -148,21 +176,23 @@ class engine {
   // Puts one message on a local queue: PUT(DISABLED), MAXMSGL, MAXDEPTH. `uow` non-null: under
   // syncpoint (invisible until commit). Persistent puts outside syncpoint join `batch`.
   result<msg_key> deliver(conn_state* uow, const std::string& queue, const mq::mqmd& md, bytes data,
-                          std::vector<log_op>& batch, const char* call);
+                          log_batch& batch, const char* call);
   // A report or other queue-manager message to (queue, qmgr) by name resolution, else the DLQ with
   // `reason`, else discarded with an error-log line.
-  void send_report(conn_state* uow, const rules::outgoing& out, std::vector<log_op>& batch);
-  void report(rules::report_kind kind, const msg_entry& e, conn_state* uow, std::vector<log_op>& batch);
+  void send_report(conn_state* uow, const rules::outgoing& out, log_batch& batch);
+  void report(rules::report_kind kind, const msg_entry& e, conn_state* uow, log_batch& batch);
 
-  void commit_locked(conn_state& c, std::vector<log_op>& batch);
-  void backout_locked(conn_state& c, std::vector<log_op>& batch);
+  // The pending changes of `batch`: made final (`durable`) or undone; wakes waiting gets.
+  void settle_locked(log_batch& batch, bool durable);
+  void commit_locked(conn_state& c, log_batch& batch);
+  void backout_locked(conn_state& c, log_batch& batch);
   void close_handle_locked(conn_state& c, mqi::hobj h);
-  void break_locked(conn_state& c, std::vector<log_op>& batch);
+  void break_locked(conn_state& c, log_batch& batch);
 
-  // Appends `batch` (when not empty), releases `lk`, waits until it is on disk, then takes a checkpoint
-  // when the log asks for one. Returns with `lk` released.
-  result<std::monostate> finish(std::unique_lock<std::mutex>& lk, std::vector<log_op>& batch,
-                                const char* call);
+  // Appends `batch` (when it has records), releases `lk`, waits until it is on disk, takes `lk` again
+  // and settles the batch's pending changes (undone when the log failed: the call then changed nothing),
+  // then takes a checkpoint when the log asks for one. Returns with `lk` released.
+  result<std::monostate> finish(std::unique_lock<std::mutex>& lk, log_batch& batch, const char* call);
   void maybe_checkpoint(std::unique_lock<std::mutex>& lk);
 
   // engine_admin.cpp

@@ -114,6 +114,9 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
       ++failed;
     };
     const std::string name = cmd.name ? cmd.name->text : std::string();
+    // A checkpoint writes queue files outside mu, at paths it asked for before (queue_file_fn): a
+    // DELETE waits for it, so that no queue folder goes while a checkpoint writes into it [D].
+    if (cmd.verb == "DELETE") cv.wait(lk, [&] { return !checkpoint_running; });
     // The commands the engine answers itself (queue_manager.hpp).
     if ((cmd.verb == "DELETE" || cmd.verb == "CLEAR") && cmd.object_type == "QLOCAL" && cmd.name) {
       auto it = queues.find(name);
@@ -133,16 +136,37 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
           continue;
         }
         // Persistent messages removed are logged as gets, so that a queue defined again under the same
-        // name never gets them back at recovery [D].
-        std::vector<log_op> batch;
-        for (const auto& [k, m] : q.messages) {
+        // name never gets them back at recovery [D]. Removed like gets outside syncpoint: locked (so
+        // invisible) while finish() waits for the log outside the mutex, then gone; when the log fails
+        // (MQRC 2056 / 2102 ...) they are unlocked, the command fails and nothing is cleared.
+        log_batch batch;
+        for (auto& [k, m] : q.messages) {
+          m.locked_by = c.id;
+          m.committing = msg_entry::commit_state::get;
+          batch.pending.push_back(uow_op{false, name, k});
           if (!m.persistent) continue;
           log_op g{log_op::kind::get, name, {}};
           g.message.token = m.token;
-          batch.push_back(std::move(g));
+          batch.ops.push_back(std::move(g));
         }
-        if (!batch.empty() && log) (void)log->wait_durable(log->append(batch));
-        q.messages.clear();
+        result<std::monostate> logged = finish(lk, batch, cmd.verb == "CLEAR" ? "CLEAR" : "DELETE");
+        lk.lock();
+        if (!logged) {
+          fail("IMB1188E: " + label(cmd) +
+               ": the recovery log failed, nothing was removed: " + logged.error().to_string());
+          continue;
+        }
+        if (cmd.verb == "DELETE") {
+          // The mutex was let go: a checkpoint may have begun, or a handle opened, meanwhile.
+          cv.wait(lk, [&] { return !checkpoint_running; });
+          auto again = queues.find(name);
+          if (again != queues.end() &&
+              (again->second.open_input + again->second.open_output > 0 || !again->second.messages.empty())) {
+            fail("IMB1184E: " + label(cmd) + ": queue in use (" +
+                 mq::describe_reason(mq::MQRC_OBJECT_IN_USE) + ")");
+            continue;
+          }
+        }
         if (cmd.verb == "CLEAR") {
           reply.lines.push_back("IMB1185I: Message queue cleared.");
           continue;

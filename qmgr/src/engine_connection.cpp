@@ -11,6 +11,14 @@
 namespace imsb::qmgr::engine_detail {
 namespace {
 
+std::string hex32(std::int32_t v) {
+  static const char digits[] = "0123456789ABCDEF";
+  std::string out(8, '0');
+  auto u = static_cast<std::uint32_t>(v);
+  for (int i = 7; i >= 0; --i, u >>= 4) out[static_cast<std::size_t>(i)] = digits[u & 0xf];
+  return out;
+}
+
 bool matches(const msg_entry& e, const mqi::get_request& req) {
   if ((req.match_options & mq::MQMO_MATCH_MSG_TOKEN) != 0) return e.token == req.msg_token;
   if ((req.match_options & mq::MQMO_MATCH_MSG_ID) != 0 && req.msg_id != mq::MQMI_NONE &&
@@ -30,7 +38,7 @@ class local_connection final : public mqi::connection {
     // A connection that ends without MQDISC backs its unit of work out (connection.hpp).
     std::unique_lock<std::mutex> lk(e_->mu);
     if (c_->broken || c_->disconnected) return;
-    std::vector<log_op> batch;
+    log_batch batch;
     e_->break_locked(*c_, batch);
     (void)e_->finish(lk, batch, "MQDISC");
   }
@@ -67,6 +75,7 @@ class local_connection final : public mqi::connection {
     std::unique_lock<std::mutex> lk(e_->mu);
     if (auto bad = check("MQPUT1")) return *bad;
     std::int32_t oo = mq::MQOO_OUTPUT;
+    if ((options & mq::MQPMO_FAIL_IF_QUIESCING) != 0) oo |= mq::MQOO_FAIL_IF_QUIESCING;
     if ((options & mq::MQPMO_SET_ALL_CONTEXT) != 0) oo |= mq::MQOO_SET_ALL_CONTEXT;
     if ((options & mq::MQPMO_SET_IDENTITY_CONTEXT) != 0) oo |= mq::MQOO_SET_IDENTITY_CONTEXT;
     if ((options & mq::MQPMO_PASS_ALL_CONTEXT) != 0) oo |= mq::MQOO_PASS_ALL_CONTEXT;
@@ -90,6 +99,8 @@ class local_connection final : public mqi::connection {
       return mqi_error("MQINQ", mq::MQRC_HOBJ_ERROR, "handle " + std::to_string(handle) + " is not open");
     if ((it->second.options & mq::MQOO_INQUIRE) == 0)
       return mqi_error("MQINQ", mq::MQRC_NOT_OPEN_FOR_INQUIRE, "the queue was not opened with MQOO_INQUIRE");
+    if (e_->queue_of(it->second) == nullptr)
+      return mqi_error("MQINQ", mq::MQRC_Q_DELETED, "queue " + it->second.local_queue + " was deleted");
     const objects::object_record* rec = e_->queue_record(it->second.object_name);
     if (rec == nullptr) rec = e_->queue_record(it->second.local_queue);
     if (rec == nullptr)
@@ -124,7 +135,7 @@ class local_connection final : public mqi::connection {
   result<mqi::done> commit() override {
     std::unique_lock<std::mutex> lk(e_->mu);
     if (auto bad = check("MQCMIT")) return *bad;
-    std::vector<log_op> batch;
+    log_batch batch;
     e_->commit_locked(*c_, batch);
     auto r = e_->finish(lk, batch, "MQCMIT");
     if (!r) return r.error();
@@ -134,7 +145,7 @@ class local_connection final : public mqi::connection {
   result<mqi::done> backout() override {
     std::unique_lock<std::mutex> lk(e_->mu);
     if (auto bad = check("MQBACK")) return *bad;
-    std::vector<log_op> batch;
+    log_batch batch;
     e_->backout_locked(*c_, batch);
     auto r = e_->finish(lk, batch, "MQBACK");
     if (!r) return r.error();
@@ -144,7 +155,7 @@ class local_connection final : public mqi::connection {
   result<mqi::done> disconnect() override {
     std::unique_lock<std::mutex> lk(e_->mu);
     if (auto bad = check("MQDISC")) return *bad;
-    std::vector<log_op> batch;
+    log_batch batch;
     e_->commit_locked(*c_, batch);  // MQDISC commits on distributed platforms [I] (connection.hpp)
     while (!c_->handles.empty()) e_->close_handle_locked(*c_, c_->handles.begin()->first);
     c_->disconnected = true;
@@ -174,6 +185,21 @@ class local_connection final : public mqi::connection {
 result<mqi::hobj> local_connection::open_locked(const mqi::object_descriptor& od, std::int32_t options,
                                                 const char* call) {
   engine& e = *e_;
+  // The MQOO options imsbridge knows; any other bit is MQRC_OPTIONS_ERROR rather than silently ignored
+  // [D]: access (INPUT_*, BROWSE, OUTPUT, INQUIRE, SET), context (PASS_*, SAVE_ALL, SET_*),
+  // FAIL_IF_QUIESCING, and the hints that change nothing on a single queue manager without clusters or
+  // clients' read-ahead: BIND_ON_OPEN / BIND_NOT_FIXED / BIND_ON_GROUP, RESOLVE_LOCAL_Q, NO_READ_AHEAD /
+  // READ_AHEAD (IBM's values [C] cmqc.h). Not: ALTERNATE_USER_AUTHORITY, RESOLVE_NAMES, CO_OP, NO_MULTICAST.
+  constexpr std::int32_t known_oo =
+      mq::MQOO_INPUT_AS_Q_DEF | mq::MQOO_INPUT_SHARED | mq::MQOO_INPUT_EXCLUSIVE | mq::MQOO_BROWSE |
+      mq::MQOO_OUTPUT | mq::MQOO_INQUIRE | mq::MQOO_SET | mq::MQOO_PASS_IDENTITY_CONTEXT |
+      mq::MQOO_PASS_ALL_CONTEXT | mq::MQOO_SAVE_ALL_CONTEXT | mq::MQOO_SET_IDENTITY_CONTEXT |
+      mq::MQOO_SET_ALL_CONTEXT | mq::MQOO_FAIL_IF_QUIESCING | 0x00004000 /* BIND_ON_OPEN */ |
+      0x00008000 /* BIND_NOT_FIXED */ | 0x00400000 /* BIND_ON_GROUP */ | mq::MQOO_RESOLVE_LOCAL_Q |
+      0x00080000 /* NO_READ_AHEAD */ | 0x00100000 /* READ_AHEAD */;
+  if ((options & ~known_oo) != 0)
+    return mqi_error(call, mq::MQRC_OPTIONS_ERROR,
+                     "unsupported MQOO options X'" + hex32(options & ~known_oo) + "'");
   const std::int32_t input_bits =
       options & (mq::MQOO_INPUT_AS_Q_DEF | mq::MQOO_INPUT_SHARED | mq::MQOO_INPUT_EXCLUSIVE);
   if ((input_bits & (input_bits - 1)) != 0)
@@ -194,16 +220,25 @@ result<mqi::hobj> local_connection::open_locked(const mqi::object_descriptor& od
   if (r.model_queue)
     return mqi_error(call, mq::MQRC_OPTION_NOT_VALID_FOR_TYPE,
                      name + " is a model queue: dynamic queues are not supported by imsbridge");
-  // Authority is checked on the object named when it is a queue definition here, else on the queue
-  // the message goes to (a transmission queue when only a queue manager is named) [I] IBM's OAM.
-  const std::string auth_name = e.queue_record(name) != nullptr ? name : r.local_queue;
+  // Authority is checked on the object named when it is a queue definition here; when the object
+  // queue manager is another one, on the definition the resolution goes through: the queue-manager
+  // alias (QREMOTE named as the queue manager) if there is one, else the transmission queue — never a
+  // local queue that happens to have the object's name [I] IBM's OAM ("a remote queue manager: the
+  // check is on the transmission queue or queue-manager alias").
+  const bool other_qmgr = !qmgr.empty() && qmgr != e.catalog.qmgr_name();
+  std::string auth_name = e.queue_record(name) != nullptr ? name : r.local_queue;
+  if (other_qmgr) {
+    const objects::object_record* alias = e.queue_record(qmgr);
+    auth_name = alias != nullptr && alias->type == objects::object_type::qremote ? qmgr : r.local_queue;
+  }
   const std::pair<std::int32_t, const char*> needs[] = {
       {input_bits, "GET"},
       {mq::MQOO_BROWSE, "BROWSE"},
       {mq::MQOO_OUTPUT, "PUT"},
       {mq::MQOO_INQUIRE, "INQ"},
       {mq::MQOO_SET, "SET"},
-      {mq::MQOO_PASS_IDENTITY_CONTEXT | mq::MQOO_PASS_ALL_CONTEXT, "PASSID"},
+      {mq::MQOO_PASS_IDENTITY_CONTEXT, "PASSID"},
+      {mq::MQOO_PASS_ALL_CONTEXT, "PASSALL"},
       {mq::MQOO_SET_IDENTITY_CONTEXT, "SETID"},
       {mq::MQOO_SET_ALL_CONTEXT, "SETALL"},
   };
@@ -212,6 +247,9 @@ result<mqi::hobj> local_connection::open_locked(const mqi::object_descriptor& od
     if (e.authorized(c_->who, "QUEUE", auth_name, authority)) continue;
     // SETALL includes SETID [I] IBM's OAM.
     if (std::string_view(authority) == "SETID" && e.authorized(c_->who, "QUEUE", auth_name, "SETALL"))
+      continue;
+    // Likewise PASSALL includes PASSID [I] (MQOO_PASS_ALL_CONTEXT implies MQOO_PASS_IDENTITY_CONTEXT).
+    if (std::string_view(authority) == "PASSID" && e.authorized(c_->who, "QUEUE", auth_name, "PASSALL"))
       continue;
     e.log_error("IMB1180E: user " + c_->who.user + " not authorized: " + std::string(authority) +
                 " on queue " + auth_name + " (" + call + ")");
@@ -225,6 +263,7 @@ result<mqi::hobj> local_connection::open_locked(const mqi::object_descriptor& od
   hs.local_queue = r.local_queue;
   hs.resolved_q = r.resolved_q;
   hs.resolved_qmgr = r.resolved_qmgr;
+  hs.generation = q->generation;
   hs.xmit = r.needs_xmit_header;
   hs.options = options;
   if (input_bits != 0) {
@@ -242,7 +281,7 @@ result<mqi::hobj> local_connection::open_locked(const mqi::object_descriptor& od
     q->exclusive = exclusive;
   }
   if ((options & mq::MQOO_OUTPUT) != 0) ++q->open_output;
-  const mqi::hobj h = c_->next_handle++;
+  const mqi::hobj h = c_->next_hobj();
   c_->handles.emplace(h, std::move(hs));
   return h;
 }
@@ -257,17 +296,47 @@ result<mqi::put_result> local_connection::put_locked(std::unique_lock<std::mutex
   const handle_state& h = hit->second;
   if ((h.options & mq::MQOO_OUTPUT) == 0)
     return mqi_error(call, mq::MQRC_NOT_OPEN_FOR_OUTPUT, "the queue was not opened with MQOO_OUTPUT");
+  // The MQPMO options imsbridge knows; any other bit is MQRC_OPTIONS_ERROR [D]: SYNCPOINT,
+  // NO_SYNCPOINT, the context options (DEFAULT, PASS_*, SET_*, NO_CONTEXT), NEW_MSG_ID, NEW_CORREL_ID,
+  // FAIL_IF_QUIESCING, and SYNC_RESPONSE (0x20000: what every put here is). Not: ALTERNATE_USER_AUTHORITY,
+  // LOGICAL_ORDER, ASYNC_RESPONSE, RESOLVE_LOCAL_Q, publish/subscribe options.
+  constexpr std::int32_t known_pmo =
+      mq::MQPMO_SYNCPOINT | mq::MQPMO_NO_SYNCPOINT | mq::MQPMO_DEFAULT_CONTEXT | mq::MQPMO_NEW_MSG_ID |
+      mq::MQPMO_NEW_CORREL_ID | mq::MQPMO_PASS_IDENTITY_CONTEXT | mq::MQPMO_PASS_ALL_CONTEXT |
+      mq::MQPMO_SET_IDENTITY_CONTEXT | mq::MQPMO_SET_ALL_CONTEXT | mq::MQPMO_FAIL_IF_QUIESCING |
+      mq::MQPMO_NO_CONTEXT | 0x00020000 /* SYNC_RESPONSE */;
+  if ((options & ~known_pmo) != 0)
+    return mqi_error(call, mq::MQRC_OPTIONS_ERROR,
+                     "unsupported MQPMO options X'" + hex32(options & ~known_pmo) + "'");
   if ((options & mq::MQPMO_SYNCPOINT) != 0 && (options & mq::MQPMO_NO_SYNCPOINT) != 0)
     return mqi_error(call, mq::MQRC_OPTIONS_ERROR, "MQPMO_SYNCPOINT with MQPMO_NO_SYNCPOINT");
-  if ((options & mq::MQPMO_SET_ALL_CONTEXT) != 0 && (h.options & mq::MQOO_SET_ALL_CONTEXT) == 0)
-    return mqi_error(call, mq::MQRC_OPTIONS_ERROR, "MQPMO_SET_ALL_CONTEXT needs MQOO_SET_ALL_CONTEXT");
-  if ((options & mq::MQPMO_SET_IDENTITY_CONTEXT) != 0 &&
-      (h.options & (mq::MQOO_SET_IDENTITY_CONTEXT | mq::MQOO_SET_ALL_CONTEXT)) == 0)
-    return mqi_error(call, mq::MQRC_OPTIONS_ERROR,
-                     "MQPMO_SET_IDENTITY_CONTEXT needs MQOO_SET_IDENTITY_CONTEXT");
+  if ((e.quiescing || e.ended) && (options & mq::MQPMO_FAIL_IF_QUIESCING) != 0)
+    return mqi_error(call, mq::MQRC_Q_MGR_QUIESCING, "the queue manager is quiescing");
+  // A context option needs the open option that allows it (or one that implies it: SET_ALL implies
+  // every other, PASS_ALL and SET_IDENTITY imply PASS_IDENTITY), else IBM's MQRC_NOT_OPEN_FOR_PASS_ALL /
+  // PASS_IDENT / SET_ALL / SET_IDENT (2093..2096) [C] IBM's reason-code texts. Without it anyone with
+  // PUT could forge UserIdentifier by "passing" it.
+  struct context_need {
+    std::int32_t pmo, oo, rc;
+    const char* what;
+  };
+  const context_need context_needs[] = {
+      {mq::MQPMO_SET_ALL_CONTEXT, mq::MQOO_SET_ALL_CONTEXT, mq::MQRC_NOT_OPEN_FOR_SET_ALL,
+       "MQPMO_SET_ALL_CONTEXT needs MQOO_SET_ALL_CONTEXT"},
+      {mq::MQPMO_SET_IDENTITY_CONTEXT, mq::MQOO_SET_IDENTITY_CONTEXT | mq::MQOO_SET_ALL_CONTEXT,
+       mq::MQRC_NOT_OPEN_FOR_SET_IDENT, "MQPMO_SET_IDENTITY_CONTEXT needs MQOO_SET_IDENTITY_CONTEXT"},
+      {mq::MQPMO_PASS_ALL_CONTEXT, mq::MQOO_PASS_ALL_CONTEXT | mq::MQOO_SET_ALL_CONTEXT,
+       mq::MQRC_NOT_OPEN_FOR_PASS_ALL, "MQPMO_PASS_ALL_CONTEXT needs MQOO_PASS_ALL_CONTEXT"},
+      {mq::MQPMO_PASS_IDENTITY_CONTEXT,
+       mq::MQOO_PASS_IDENTITY_CONTEXT | mq::MQOO_PASS_ALL_CONTEXT | mq::MQOO_SET_IDENTITY_CONTEXT |
+           mq::MQOO_SET_ALL_CONTEXT,
+       mq::MQRC_NOT_OPEN_FOR_PASS_IDENT, "MQPMO_PASS_IDENTITY_CONTEXT needs MQOO_PASS_IDENTITY_CONTEXT"},
+  };
+  for (const context_need& n : context_needs)
+    if ((options & n.pmo) != 0 && (h.options & n.oo) == 0) return mqi_error(call, n.rc, n.what);
   const objects::object_record* opened = e.queue_record(h.object_name);
   const objects::object_record* target = e.queue_record(h.local_queue);
-  if (target == nullptr)
+  if (target == nullptr || e.queue_of(h) == nullptr)
     return mqi_error(call, mq::MQRC_Q_DELETED, "queue " + h.local_queue + " was deleted");
   // An alias or remote definition that is PUT(DISABLED) inhibits too (spec/mq.md §6 [I]).
   if (attr_is(opened, "PUT", "DISABLED"))
@@ -297,34 +366,25 @@ result<mqi::put_result> local_connection::put_locked(std::unique_lock<std::mutex
   }
   const bool syncpoint = (options & mq::MQPMO_SYNCPOINT) != 0;
   conn_state* uow = syncpoint ? c_.get() : nullptr;
-  std::vector<log_op> batch;
+  log_batch batch;
   result<msg_key> key = [&]() -> result<msg_key> {
     if (!h.xmit) return e.deliver(uow, h.local_queue, out, data.to_bytes(), batch, call);
-    rules::outgoing x = rules::make_xmit(out, data, h.local_queue, h.resolved_q, h.resolved_qmgr);
+    rules::outgoing x = rules::make_xmit(out, data, h.local_queue, h.resolved_q, h.resolved_qmgr, ctx);
     return e.deliver(uow, h.local_queue, x.md, std::move(x.data), batch, call);
   }();
   if (!key) return key.error();
   ++e.counters.puts;
-  if (!h.xmit && (out.report & mq::MQRO_COA) != 0) {
+  if (!h.xmit && !e.is_xmitq(h.local_queue) && (out.report & mq::MQRO_COA) != 0) {
     // COA when the message reaches its local queue, in the put's unit of work (spec/mq.md §2.3 [C]).
+    // Not on a transmission queue (put there directly): COA is for the destination queue [I].
     const msg_entry& ent = e.queues[h.local_queue].messages.at(*key);
     e.report(rules::report_kind::coa, ent, uow, batch);
   }
   mqi::put_result pr{out, h.resolved_q, h.resolved_qmgr};
-  e.cv.notify_all();
-  const std::string queue = h.local_queue;
+  // Outside syncpoint the put (and its COA) becomes visible once durable; when the log fails, finish()
+  // undoes it, so that the call that failed changed nothing (recovery_log.hpp) [D].
   auto r = e.finish(lk, batch, call);
-  if (!r) {
-    // A batch the full file system refused is not in the log: the put is undone in memory, so that
-    // the call that failed changed nothing (recovery_log.hpp) [D]. (A unit of work's commit is not
-    // undone this way; see the report of issue 5.)
-    if (static_cast<std::int32_t>(r.error().code.value()) == mq::MQRC_Q_SPACE_NOT_AVAILABLE && !syncpoint) {
-      std::lock_guard<std::mutex> g(e.mu);
-      auto qit = e.queues.find(queue);
-      if (qit != e.queues.end()) qit->second.messages.erase(*key);
-    }
-    return r.error();
-  }
+  if (!r) return r.error();
   return pr;
 }
 
@@ -335,34 +395,65 @@ result<mqi::message> local_connection::get(mqi::hobj handle, const mqi::get_requ
   auto hit = c_->handles.find(handle);
   if (hit == c_->handles.end())
     return mqi_error("MQGET", mq::MQRC_HOBJ_ERROR, "handle " + std::to_string(handle) + " is not open");
-  const bool browse = (req.options & (mq::MQGMO_BROWSE_FIRST | mq::MQGMO_BROWSE_NEXT)) != 0;
+  // The MQGMO options imsbridge knows; any other bit is MQRC_OPTIONS_ERROR [D]: WAIT, SYNCPOINT,
+  // NO_SYNCPOINT, SYNCPOINT_IF_PERSISTENT, BROWSE_FIRST / NEXT / MSG_UNDER_CURSOR, MSG_UNDER_CURSOR,
+  // ACCEPT_TRUNCATED_MSG, FAIL_IF_QUIESCING, CONVERT (accepted: the data is returned as put, the
+  // getter's MQMD says its CCSID and encoding), and the message-property options (NO_PROPERTIES,
+  // PROPERTIES_IN_HANDLE / FORCE_MQRFH2 / COMPATIBILITY: no message here has properties). LOCK is
+  // refused below; not supported: SET_SIGNAL, MARK_SKIP_BACKOUT, UNLOCK, LOGICAL_ORDER, COMPLETE_MSG,
+  // ALL_MSGS_AVAILABLE, ALL_SEGMENTS_AVAILABLE, the MARK/UNMARK browse options (IBM's values [C] cmqc.h).
+  constexpr std::int32_t known_gmo =
+      mq::MQGMO_WAIT | mq::MQGMO_SYNCPOINT | mq::MQGMO_NO_SYNCPOINT | mq::MQGMO_SYNCPOINT_IF_PERSISTENT |
+      mq::MQGMO_BROWSE_FIRST | mq::MQGMO_BROWSE_NEXT | mq::MQGMO_BROWSE_MSG_UNDER_CURSOR |
+      mq::MQGMO_MSG_UNDER_CURSOR | mq::MQGMO_ACCEPT_TRUNCATED_MSG | mq::MQGMO_FAIL_IF_QUIESCING |
+      mq::MQGMO_CONVERT | mq::MQGMO_LOCK | 0x02000000 /* PROPERTIES_IN_HANDLE */ |
+      0x04000000 /* NO_PROPERTIES */ | 0x08000000 /* PROPERTIES_FORCE_MQRFH2 */ |
+      0x10000000 /* PROPERTIES_COMPATIBILITY */;
+  if ((req.options & ~known_gmo) != 0)
+    return mqi_error("MQGET", mq::MQRC_OPTIONS_ERROR,
+                     "unsupported MQGMO options X'" + hex32(req.options & ~known_gmo) + "'");
+  // At most one of the positioning options [C] IBM's MQGMO Options.
+  const std::int32_t position =
+      req.options & (mq::MQGMO_BROWSE_FIRST | mq::MQGMO_BROWSE_NEXT | mq::MQGMO_BROWSE_MSG_UNDER_CURSOR |
+                     mq::MQGMO_MSG_UNDER_CURSOR);
+  if ((position & (position - 1)) != 0)
+    return mqi_error("MQGET", mq::MQRC_OPTIONS_ERROR,
+                     "more than one of BROWSE_FIRST, BROWSE_NEXT, BROWSE_MSG_UNDER_CURSOR, MSG_UNDER_CURSOR");
+  const std::int32_t sync_bits =
+      req.options & (mq::MQGMO_SYNCPOINT | mq::MQGMO_NO_SYNCPOINT | mq::MQGMO_SYNCPOINT_IF_PERSISTENT);
+  if ((sync_bits & (sync_bits - 1)) != 0)
+    return mqi_error("MQGET", mq::MQRC_OPTIONS_ERROR,
+                     "more than one of MQGMO_SYNCPOINT, NO_SYNCPOINT, SYNCPOINT_IF_PERSISTENT");
+  const bool browse_cursor = (req.options & mq::MQGMO_BROWSE_MSG_UNDER_CURSOR) != 0;
+  const bool browse = browse_cursor || (req.options & (mq::MQGMO_BROWSE_FIRST | mq::MQGMO_BROWSE_NEXT)) != 0;
   if (browse && (hit->second.options & mq::MQOO_BROWSE) == 0)
     return mqi_error("MQGET", mq::MQRC_NOT_OPEN_FOR_BROWSE, "the queue was not opened with MQOO_BROWSE");
   if (!browse && !hit->second.input)
     return mqi_error("MQGET", mq::MQRC_NOT_OPEN_FOR_INPUT, "the queue was not opened for input");
-  if ((req.options & mq::MQGMO_SYNCPOINT) != 0 && (req.options & mq::MQGMO_NO_SYNCPOINT) != 0)
-    return mqi_error("MQGET", mq::MQRC_OPTIONS_ERROR, "MQGMO_SYNCPOINT with MQGMO_NO_SYNCPOINT");
   // MQGMO_LOCK (a browse lock) is not supported [D]: say so rather than ignore it.
   if ((req.options & mq::MQGMO_LOCK) != 0)
     return mqi_error("MQGET", mq::MQRC_OPTIONS_ERROR, "MQGMO_LOCK is not supported by imsbridge");
-  // MQGMO_MSG_UNDER_CURSOR: the message the last browse returned, whatever the match options.
-  const bool under_cursor = !browse && (req.options & mq::MQGMO_MSG_UNDER_CURSOR) != 0;
+  // MQGMO_MSG_UNDER_CURSOR (destructive) and MQGMO_BROWSE_MSG_UNDER_CURSOR (browse again): the message
+  // the last browse returned, whatever the match options.
+  const bool under_cursor = browse_cursor || (req.options & mq::MQGMO_MSG_UNDER_CURSOR) != 0;
   if (under_cursor && !hit->second.browse_seq)
     return mqi_error("MQGET", mq::MQRC_NO_MSG_UNDER_CURSOR, "no browse has positioned the cursor");
   if ((e.quiescing || e.ended) && (req.options & mq::MQGMO_FAIL_IF_QUIESCING) != 0)
     return mqi_error("MQGET", mq::MQRC_Q_MGR_QUIESCING, "the queue manager is quiescing");
-  const bool syncpoint = !browse && (req.options & mq::MQGMO_SYNCPOINT) != 0;
+  // SYNCPOINT_IF_PERSISTENT: under syncpoint when the message found is persistent (decided below).
+  const bool syncpoint_always = !browse && (req.options & mq::MQGMO_SYNCPOINT) != 0;
+  const bool syncpoint_if_persistent = !browse && (req.options & mq::MQGMO_SYNCPOINT_IF_PERSISTENT) != 0;
   const bool wait = (req.options & mq::MQGMO_WAIT) != 0;
   const bool unlimited = wait && req.wait_interval_ms == mq::MQWI_UNLIMITED;
   // Waits are measured on the steady clock whatever options.clock says (expiry uses options.clock).
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(wait && !unlimited ? std::max(0, req.wait_interval_ms) : 0);
-  std::vector<log_op> batch;
+  log_batch batch;
   for (;;) {
     if (c_->broken)
       return mqi_error("MQGET", mq::MQRC_CONNECTION_BROKEN, "the queue manager ended the connection");
     handle_state& h = c_->handles.at(handle);
-    local_queue* q = e.queue_of(h.local_queue);
+    local_queue* q = e.queue_of(h);
     if (q == nullptr)
       return mqi_error("MQGET", mq::MQRC_Q_DELETED, "queue " + h.local_queue + " was deleted");
     if (!browse && (attr_is(e.queue_record(h.local_queue), "GET", "DISABLED") ||
@@ -394,18 +485,20 @@ result<mqi::message> local_connection::get(mqi::hobj handle, const mqi::get_requ
         break;
       }
     }
+    // Removed like a get outside syncpoint: locked until the removal is durable (finish()).
     for (const msg_key& k : expired) {
-      auto it = q->messages.find(k);
-      msg_entry m = std::move(it->second);
-      q->messages.erase(it);
+      msg_entry& m = q->messages.at(k);
+      m.locked_by = c_->id;
+      m.committing = msg_entry::commit_state::get;
+      batch.pending.push_back(uow_op{false, h.local_queue, k});
       ++e.counters.expired;
       if (m.persistent) {
         log_op g{log_op::kind::get, h.local_queue, {}};
         g.message.token = m.token;
-        batch.push_back(std::move(g));
+        batch.ops.push_back(std::move(g));
       }
       e.report(rules::report_kind::expiration, m, nullptr, batch);
-      q = e.queue_of(h.local_queue);  // a report may have gone to this very queue
+      q = e.queue_of(h);  // a report may have gone to this very queue
     }
     if (found) {
       auto it = q->messages.find(*found);
@@ -427,6 +520,13 @@ result<mqi::message> local_connection::get(mqi::hobj handle, const mqi::get_requ
                       m.b->data.begin() +
                           static_cast<std::ptrdiff_t>(req.max_length ? std::min(len, *req.max_length) : len));
       out.token = m.token;
+      const bool syncpoint = syncpoint_always || (syncpoint_if_persistent && m.persistent);
+      if (!browse && syncpoint && static_cast<std::int64_t>(c_->uow.size()) >= e.max_uncommitted()) {
+        (void)e.finish(lk, batch, "MQGET");
+        return mqi_error(
+            "MQGET", mq::MQRC_SYNCPOINT_LIMIT_REACHED,
+            "the unit of work holds MAXUMSGS " + std::to_string(e.max_uncommitted()) + " messages");
+      }
       if (browse) {
         h.browse_seq = found->seq;
       } else {
@@ -435,15 +535,19 @@ result<mqi::message> local_connection::get(mqi::hobj handle, const mqi::get_requ
           m.locked_by = c_->id;
           c_->uow.push_back(uow_op{false, h.local_queue, *found});
         } else {
+          // Removed only once the get is durable; when the log fails the message stays (finish()) [D].
+          m.locked_by = c_->id;
+          m.committing = msg_entry::commit_state::get;
+          batch.pending.push_back(uow_op{false, h.local_queue, *found});
           if (m.persistent) {
             log_op g{log_op::kind::get, h.local_queue, {}};
             g.message.token = m.token;
-            batch.push_back(std::move(g));
+            batch.ops.push_back(std::move(g));
           }
-          msg_entry gone = std::move(m);
-          q->messages.erase(it);
-          if ((gone.b->md.report & mq::MQRO_COD) != 0)
-            e.report(rules::report_kind::cod, gone, nullptr, batch);
+          // No COD from a transmission queue: COD is the receiving application's get at the destination
+          // (spec/mq.md §2.3), not a channel's [I].
+          if ((m.b->md.report & mq::MQRO_COD) != 0 && !e.is_xmitq(h.local_queue))
+            e.report(rules::report_kind::cod, m, nullptr, batch);
         }
       }
       auto r = e.finish(lk, batch, "MQGET");

@@ -14,6 +14,11 @@
 #include "imsb/objects/resolution.hpp"
 
 namespace imsb::qmgr {
+namespace detail {
+std::int32_t (*engine_log_hook)(log_hook_point where) = nullptr;
+mqi::hobj engine_first_hobj = 1;
+}  // namespace detail
+
 namespace engine_detail {
 
 namespace fs = std::filesystem;
@@ -57,7 +62,28 @@ const objects::object_record* engine::queue_record(const std::string& name) cons
 local_queue* engine::queue_of(const std::string& name) {
   const objects::object_record* rec = queue_record(name);
   if (rec == nullptr || rec->type != objects::object_type::qlocal) return nullptr;
-  return &queues[name];
+  local_queue& q = queues[name];
+  if (q.generation == 0) q.generation = next_generation++;
+  return &q;
+}
+
+local_queue* engine::queue_of(const handle_state& h) {
+  local_queue* q = queue_of(h.local_queue);
+  return q != nullptr && q->generation == h.generation ? q : nullptr;
+}
+
+bool engine::is_xmitq(const std::string& name) const { return attr_is(queue_record(name), "USAGE", "XMITQ"); }
+
+std::int64_t engine::max_uncommitted() const { return catalog.qmgr().integer("MAXUMSGS").value_or(10000); }
+
+mqi::hobj conn_state::next_hobj() {
+  // 1..INT32_MAX and round again, skipping 0 (never a valid handle here) and handles still open; done in
+  // unsigned arithmetic, so that the wrap is defined [D].
+  for (;;) {
+    const mqi::hobj h = next_handle < 1 ? 1 : next_handle;
+    next_handle = static_cast<mqi::hobj>(static_cast<std::uint32_t>(h) % 0x7fffffffu + 1u);
+    if (handles.count(h) == 0) return h;
+  }
 }
 
 void engine::refresh_queue_files() {
@@ -129,7 +155,7 @@ stored_message engine::to_stored(const msg_entry& e) {
 }
 
 result<msg_key> engine::deliver(conn_state* uow, const std::string& queue, const mq::mqmd& md, bytes data,
-                                std::vector<log_op>& batch, const char* call) {
+                                log_batch& batch, const char* call) {
   const objects::object_record* rec = queue_record(queue);
   local_queue* q = queue_of(queue);
   if (q == nullptr) return mqi_error(call, mq::MQRC_UNKNOWN_OBJECT_NAME, "no local queue " + queue);
@@ -145,6 +171,10 @@ result<msg_key> engine::deliver(conn_state* uow, const std::string& queue, const
     return mqi_error(
         call, mq::MQRC_MSG_TOO_BIG_FOR_Q,
         std::to_string(data.size()) + " bytes > MAXMSGL " + std::to_string(q_max) + " of " + queue);
+  // MAXUMSGS counts every message the unit of work put or got (spec/mq.md: MQRC 2024 [C] IBM's text).
+  if (uow != nullptr && static_cast<std::int64_t>(uow->uow.size()) >= max_uncommitted())
+    return mqi_error(call, mq::MQRC_SYNCPOINT_LIMIT_REACHED,
+                     "the unit of work holds MAXUMSGS " + std::to_string(max_uncommitted()) + " messages");
   const auto depth = rec->integer("MAXDEPTH").value_or(5000);
   if (static_cast<std::int64_t>(q->messages.size()) >= depth)
     return mqi_error(call, mq::MQRC_Q_FULL, "queue " + queue + " holds MAXDEPTH " + std::to_string(depth));
@@ -154,17 +184,25 @@ result<msg_key> engine::deliver(conn_state* uow, const std::string& queue, const
   e.token = new_token();
   e.persistent = md.persistence == mq::MQPER_PERSISTENT;
   e.put_time_ms = now_ms();
-  e.uncommitted_put = uow != nullptr;
-  const msg_key key{std::clamp(md.priority, 0, 9), next_seq++};
-  if (uow != nullptr)
+  // Invisible until its unit of work commits, or (outside syncpoint) until finish() settles the call's
+  // batch: after the log made it durable, when it is persistent [D].
+  e.uncommitted_put = true;
+  // The engine orders by MQPRI 0..9 only, whatever MQMD.Priority says (rules clamp it already; a
+  // priority above 9 is queued at 9 as IBM does, spec/mq.md §2) [I]. MSGDLVSQ(FIFO): arrival only, the
+  // priority kept in the MQMD but not in the order [C] IBM's MSGDLVSQ.
+  const msg_key key{attr_is(rec, "MSGDLVSQ", "FIFO") ? 0 : std::clamp(md.priority, 0, 9), next_seq++};
+  if (uow != nullptr) {
     uow->uow.push_back(uow_op{true, queue, key});
-  else if (e.persistent)
-    batch.push_back(log_op{log_op::kind::put, queue, to_stored(e)});
+  } else {
+    e.committing = msg_entry::commit_state::put;
+    if (e.persistent) batch.ops.push_back(log_op{log_op::kind::put, queue, to_stored(e)});
+    batch.pending.push_back(uow_op{true, queue, key});
+  }
   q->messages.emplace(key, std::move(e));
   return key;
 }
 
-void engine::send_report(conn_state* uow, const rules::outgoing& out, std::vector<log_op>& batch) {
+void engine::send_report(conn_state* uow, const rules::outgoing& out, log_batch& batch) {
   ++counters.reports;
   const objects::resolution r = objects::resolve_for_output(snap, out.queue, out.qmgr);
   std::int32_t reason = r.mqrc;
@@ -172,7 +210,9 @@ void engine::send_report(conn_state* uow, const rules::outgoing& out, std::vecto
   if (r.ok() && !r.model_queue) {
     result<msg_key> put = [&]() -> result<msg_key> {
       if (!r.needs_xmit_header) return deliver(uow, r.local_queue, out.md, out.data, batch, "report");
-      rules::outgoing x = rules::make_xmit(out.md, out.data, r.local_queue, r.resolved_q, r.resolved_qmgr);
+      rules::put_context ctx = context_for(principal{}, nullptr);
+      rules::outgoing x =
+          rules::make_xmit(out.md, out.data, r.local_queue, r.resolved_q, r.resolved_qmgr, ctx);
       return deliver(uow, r.local_queue, x.md, std::move(x.data), batch, "report");
     }();
     if (put.ok()) return;
@@ -201,16 +241,40 @@ void engine::send_report(conn_state* uow, const rules::outgoing& out, std::vecto
             "; dead-letter queue '" + deadq + "': " + mq::describe_reason(dlq_reason));
 }
 
-void engine::report(rules::report_kind kind, const msg_entry& e, conn_state* uow,
-                    std::vector<log_op>& batch) {
+void engine::report(rules::report_kind kind, const msg_entry& e, conn_state* uow, log_batch& batch) {
   rules::put_context ctx = context_for(principal{trimmed(e.b->md.user_identifier), {}, false, ""}, nullptr);
   ctx.appl_name = catalog.qmgr_name();
   std::optional<rules::outgoing> out = rules::make_report(kind, e.b->md, e.b->data, 0, e.put_time_ms, ctx);
   if (out) send_report(uow, *out, batch);
 }
 
-void engine::commit_locked(conn_state& c, std::vector<log_op>& batch) {
-  std::vector<msg_entry> cod;  // COD reports, sent once the unit's own changes are in
+void engine::settle_locked(log_batch& batch, bool durable) {
+  for (const uow_op& op : batch.pending) {
+    auto qit = queues.find(op.queue);
+    if (qit == queues.end()) continue;  // the queue was deleted meanwhile
+    auto it = qit->second.messages.find(op.key);
+    if (it == qit->second.messages.end()) continue;
+    msg_entry& e = it->second;
+    e.committing = msg_entry::commit_state::none;
+    if (op.put && durable) {
+      e.uncommitted_put = false;
+    } else if (op.put) {
+      qit->second.messages.erase(it);  // the put never happened
+    } else if (durable) {
+      qit->second.messages.erase(it);
+    } else {
+      // The get never happened: unlocked, BackoutCount as it was (not a backout) [D].
+      e.locked_by = 0;
+    }
+  }
+  batch.pending.clear();
+  cv.notify_all();
+}
+
+void engine::commit_locked(conn_state& c, log_batch& batch) {
+  // Nothing changes for others here: the puts stay invisible and the got messages locked until
+  // finish() has the batch durable (then settle_locked) [D].
+  std::vector<msg_entry> cod;  // COD reports, in the same batch, pending like the rest
   for (const uow_op& op : c.uow) {
     auto qit = queues.find(op.queue);
     if (qit == queues.end()) continue;  // the queue was deleted (PURGE) meanwhile
@@ -218,25 +282,25 @@ void engine::commit_locked(conn_state& c, std::vector<log_op>& batch) {
     if (it == qit->second.messages.end()) continue;
     msg_entry& e = it->second;
     if (op.put) {
-      e.uncommitted_put = false;
-      if (e.persistent) batch.push_back(log_op{log_op::kind::put, op.queue, to_stored(e)});
+      e.committing = msg_entry::commit_state::put;
+      if (e.persistent) batch.ops.push_back(log_op{log_op::kind::put, op.queue, to_stored(e)});
     } else {
+      e.committing = msg_entry::commit_state::get;
       if (e.persistent) {
         log_op g{log_op::kind::get, op.queue, {}};
         g.message.token = e.token;
-        batch.push_back(std::move(g));
+        batch.ops.push_back(std::move(g));
       }
-      if ((e.b->md.report & mq::MQRO_COD) != 0) cod.push_back(e);
-      qit->second.messages.erase(it);
+      if ((e.b->md.report & mq::MQRO_COD) != 0 && !is_xmitq(op.queue)) cod.push_back(e);
     }
+    batch.pending.push_back(op);
   }
   if (!c.uow.empty()) ++counters.commits;
   c.uow.clear();
   for (const msg_entry& e : cod) report(rules::report_kind::cod, e, nullptr, batch);
-  cv.notify_all();
 }
 
-void engine::backout_locked(conn_state& c, std::vector<log_op>& batch) {
+void engine::backout_locked(conn_state& c, log_batch& batch) {
   for (auto op = c.uow.rbegin(); op != c.uow.rend(); ++op) {
     auto qit = queues.find(op->queue);
     if (qit == queues.end()) continue;
@@ -254,7 +318,7 @@ void engine::backout_locked(conn_state& c, std::vector<log_op>& batch) {
       log_op b{log_op::kind::backout_count, op->queue, {}};
       b.message.token = e.token;
       b.message.backout_count = e.backout_count;
-      batch.push_back(std::move(b));
+      batch.ops.push_back(std::move(b));
     }
   }
   if (!c.uow.empty()) ++counters.backouts;
@@ -266,7 +330,7 @@ void engine::close_handle_locked(conn_state& c, mqi::hobj h) {
   auto it = c.handles.find(h);
   if (it == c.handles.end()) return;
   auto qit = queues.find(it->second.local_queue);
-  if (qit != queues.end()) {
+  if (qit != queues.end() && qit->second.generation == it->second.generation) {
     if (it->second.input) --qit->second.open_input;
     if (it->second.exclusive) qit->second.exclusive = false;
     if ((it->second.options & mq::MQOO_OUTPUT) != 0) --qit->second.open_output;
@@ -274,31 +338,57 @@ void engine::close_handle_locked(conn_state& c, mqi::hobj h) {
   c.handles.erase(it);
 }
 
-void engine::break_locked(conn_state& c, std::vector<log_op>& batch) {
+void engine::break_locked(conn_state& c, log_batch& batch) {
   backout_locked(c, batch);
   while (!c.handles.empty()) close_handle_locked(c, c.handles.begin()->first);
   c.broken = true;
   conns.erase(c.id);
 }
 
-result<std::monostate> engine::finish(std::unique_lock<std::mutex>& lk, std::vector<log_op>& batch,
-                                      const char* call) {
-  if (batch.empty() || !log) {
+result<std::monostate> engine::finish(std::unique_lock<std::mutex>& lk, log_batch& batch, const char* call) {
+  if (!batch.ops.empty() && !log) {
+    // The queue manager has ended (its log is closed): nothing can be made durable, so the call fails
+    // and changes nothing [D].
+    settle_locked(batch, false);
+    batch.ops.clear();
+    if (lk.owns_lock()) lk.unlock();
+    return mqi_error(call, mq::MQRC_Q_MGR_STOPPING, "the queue manager has ended: its log is closed");
+  }
+  if (batch.ops.empty()) {
+    // Non-persistent changes only: nothing to wait for.
+    settle_locked(batch, true);
     maybe_checkpoint(lk);
     if (lk.owns_lock()) lk.unlock();
     return std::monostate{};
   }
-  const std::uint64_t seq = log->append(batch);
-  batch.clear();
-  ++log_waiters;
-  recovery_log* l = log.get();
-  lk.unlock();
-  result<std::monostate> r = l->wait_durable(seq);
-  lk.lock();
-  --log_waiters;
-  cv.notify_all();
-  if (!r.ok()) {
+  // Appended under mu, so that the log's order is the order of the changes; waited for outside it.
+  result<std::monostate> r = std::monostate{};
+  const std::int32_t refused =
+      detail::engine_log_hook ? detail::engine_log_hook(detail::log_hook_point::append) : 0;
+  const std::uint64_t checkpoints_before = checkpoints_begun;
+  if (refused != 0) {
+    r = mqi_error(call, refused, "the recovery log refused the batch (test hook)");
+  } else {
+    const std::uint64_t seq = log->append(batch.ops);
+    ++log_waiters;
+    recovery_log* l = log.get();
     lk.unlock();
+    const std::int32_t failed =
+        detail::engine_log_hook ? detail::engine_log_hook(detail::log_hook_point::wait) : 0;
+    if (failed != 0)
+      r = mqi_error(call, failed, "the recovery log failed (test hook)");
+    else
+      r = l->wait_durable(seq);
+    lk.lock();
+    --log_waiters;
+  }
+  batch.ops.clear();
+  settle_locked(batch, r.ok());
+  if (!r.ok()) {
+    // A checkpoint begun since the append counted this batch as done: take another, so that the queue
+    // files do not keep what was just undone [D].
+    if (checkpoints_begun != checkpoints_before) checkpoint_again = true;
+    if (lk.owns_lock()) lk.unlock();
     log_error("IMB1182E: recovery log: " + r.error().to_string());
     decode_error e = r.error();
     e.field = call;
@@ -309,31 +399,90 @@ result<std::monostate> engine::finish(std::unique_lock<std::mutex>& lk, std::vec
   return std::monostate{};
 }
 
+bool engine::checkpoint_may_fit() const {
+  // What the queue files would take (a little over the MQMD and the data of each persistent message)
+  // against what the file system has free: a checkpoint writes each new queue file before anything is
+  // deleted, so it cannot succeed with less [D].
+  std::uint64_t need = 64 * 1024;
+  for (const auto& [name, q] : queues)
+    for (const auto& [k, e] : q.messages)
+      if (e.persistent) need += 364 + 64 + e.b->data.size();
+  std::error_code ec;
+  const fs::space_info sp = fs::space(store.directory(), ec);
+  return ec || need <= sp.available;
+}
+
 void engine::maybe_checkpoint(std::unique_lock<std::mutex>& lk) {
-  if (!log || checkpoint_running || !log->needs_checkpoint()) return;
+  if (!log || checkpoint_running || !(checkpoint_again || log->needs_checkpoint())) return;
+  // After a checkpoint failed for space, another is tried only once it may fit (gets made the queues
+  // smaller, or space was freed): each attempt starts a new extent, which costs space too [D].
+  if (checkpoint_blocked && !checkpoint_may_fit()) {
+    checkpoint_again = true;
+    return;
+  }
   checkpoint_running = true;
+  checkpoint_again = false;
+  ++checkpoints_begun;
   const std::uint64_t cp = log->begin_checkpoint(next_token);
   // Every local queue's persistent committed messages in arrival order (a message a unit of work got
-  // under syncpoint is still committed), empty queues included so that their files empty too.
-  std::map<std::string, std::vector<stored_message>> snapshot;
+  // under syncpoint is still committed), empty queues included so that their files empty too. A batch
+  // appended and not settled yet is in extent N, which the checkpoint replaces: its puts count as
+  // there and its gets as done (finish() asks for another checkpoint if it then fails) [D].
+  // The snapshot shares the messages' immutable bodies (a pointer and three fields a message) and the
+  // log's streaming write_checkpoint encodes them one at a time outside the mutex, so that a checkpoint
+  // never holds a second copy of every persistent message (the soak in bench/RESULTS.md) [D].
+  struct snap_msg {
+    std::shared_ptr<const body> b;
+    mqi::message_token token{};
+    std::int64_t put_time_ms = 0;
+    std::int32_t backout_count = 0;
+  };
+  auto snapshot = std::make_shared<std::vector<std::pair<std::string, std::vector<snap_msg>>>>();
   for (const objects::object_record* rec : catalog.list(objects::object_family::queue)) {
     if (rec->type != objects::object_type::qlocal) continue;
-    auto& out = snapshot[rec->name];
+    snapshot->emplace_back(rec->name, std::vector<snap_msg>{});
+    auto& out = snapshot->back().second;
     auto qit = queues.find(rec->name);
     if (qit == queues.end()) continue;
     std::map<std::uint64_t, const msg_entry*> by_seq;
     for (const auto& [k, e] : qit->second.messages)
-      if (e.persistent && !e.uncommitted_put) by_seq.emplace(k.seq, &e);
-    for (const auto& [s, e] : by_seq) out.push_back(to_stored(*e));
+      if (e.persistent && e.committing != msg_entry::commit_state::get &&
+          (!e.uncommitted_put || e.committing == msg_entry::commit_state::put))
+        by_seq.emplace(k.seq, &e);
+    out.reserve(by_seq.size());
+    for (const auto& [s, e] : by_seq)
+      out.push_back(snap_msg{e->b, e->token, e->put_time_ms, e->backout_count});
+  }
+  std::vector<std::pair<std::string, recovery_log::message_source>> sources;
+  sources.reserve(snapshot->size());
+  for (auto& [qname, msgs] : *snapshot) {
+    const std::vector<snap_msg>* list = &msgs;
+    sources.emplace_back(qname, [snapshot, list, i = std::size_t{0}](stored_message& next) mutable {
+      if (i == list->size()) return false;
+      const snap_msg& m = (*list)[i++];
+      next.token = m.token;
+      next.put_time_ms = m.put_time_ms;
+      next.backout_count = m.backout_count;
+      mq::mqmd md = m.b->md;
+      md.version = mq::MQMD_VERSION_2;
+      next.md.clear();
+      mq::encode_mqmd(md, 0x111, 819, next.md);
+      next.data.assign(m.b->data.begin(), m.b->data.end());
+      return true;
+    });
   }
   ++log_waiters;
   recovery_log* l = log.get();
   lk.unlock();
-  result<std::monostate> r = l->write_checkpoint(cp, snapshot);
+  result<std::monostate> r = l->write_checkpoint(cp, std::move(sources));
   if (!r.ok()) log_error("IMB1182E: recovery log checkpoint: " + r.error().to_string());
   lk.lock();
   --log_waiters;
   checkpoint_running = false;
+  // A checkpoint that did not fit (2056) is tried again once it may (above): only a checkpoint frees
+  // the extents of a full file system [D].
+  checkpoint_blocked = !r.ok() && r.error().code == mq::make_mqrc(mq::MQRC_Q_SPACE_NOT_AVAILABLE);
+  if (checkpoint_blocked) checkpoint_again = true;
   cv.notify_all();
 }
 
@@ -390,7 +539,9 @@ result<std::unique_ptr<queue_manager>> queue_manager::start(queue_manager_store 
       m.token = s.token;
       m.put_time_ms = s.put_time_ms;
       m.backout_count = s.backout_count;
-      const std::int32_t prio = std::clamp(md->priority, 0, 9);
+      const std::int32_t prio = engine_detail::attr_is(e->queue_record(qname), "MSGDLVSQ", "FIFO")
+                                    ? 0
+                                    : std::clamp(md->priority, 0, 9);
       m.b = std::make_shared<const engine_detail::body>(
           engine_detail::body{std::move(md).value(), std::move(s.data)});
       q->messages.emplace(engine_detail::msg_key{prio, e->next_seq++}, std::move(m));
@@ -404,10 +555,15 @@ result<std::unique_ptr<queue_manager>> queue_manager::start(queue_manager_store 
 queue_manager::~queue_manager() {
   if (!impl_ || !impl_->e) return;
   engine& e = *impl_->e;
+  {
+    // Ended before the connections break, so that no new connection or call slips in between [D].
+    std::lock_guard<std::mutex> g(e.mu);
+    e.quiescing = true;
+    e.ended = true;
+    e.cv.notify_all();
+  }
   stop_connections();
   std::unique_lock<std::mutex> lk(e.mu);
-  e.quiescing = true;
-  e.ended = true;
   e.cv.notify_all();
   // A connection thread may still be waiting for the log outside the mutex: let it finish first.
   e.cv.wait(lk, [&] { return e.log_waiters == 0; });
@@ -435,6 +591,7 @@ result<std::unique_ptr<mqi::connection>> queue_manager::connect(const principal&
   }
   auto c = std::make_shared<engine_detail::conn_state>();
   c->id = e.next_conn++;
+  c->next_handle = detail::engine_first_hobj;
   c->who = who;
   e.conns.emplace(c->id, c);
   return engine_detail::make_local_connection(impl_->e, std::move(c));
@@ -450,7 +607,7 @@ void queue_manager::quiesce() {
 void queue_manager::stop_connections() {
   engine& e = *impl_->e;
   std::unique_lock<std::mutex> lk(e.mu);
-  std::vector<log_op> batch;
+  engine_detail::log_batch batch;
   while (!e.conns.empty()) {
     std::shared_ptr<engine_detail::conn_state> c = e.conns.begin()->second;
     e.break_locked(*c, batch);

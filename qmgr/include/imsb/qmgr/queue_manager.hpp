@@ -16,6 +16,10 @@
 //   token; GET(DISABLED) (2016); expired messages are removed as gets find them (EXPIRATION report);
 //   COD report when a destructive get commits; BackoutCount counts backouts of gets under syncpoint
 //   (kept across restarts for persistent messages); browse cursors per handle.
+// - MSGDLVSQ(FIFO): arrival order only. MAXUMSGS bounds a unit of work (2024). No COA/COD on a
+//   USAGE(XMITQ) queue. Context options need their MQOO_* (2093..2096) and PASSID / PASSALL / SETID /
+//   SETALL; unknown MQOO/MQPMO/MQGMO bits are MQRC_OPTIONS_ERROR (2046). A handle to a queue deleted
+//   (and maybe defined again) since MQOPEN gets MQRC_Q_DELETED (2052).
 // - A report that cannot be put to its reply-to queue goes to the DLQ with an MQDLH; when that fails
 //   too, it is discarded and the error log says so.
 // - Non-persistent messages live in memory only and are gone after a restart.
@@ -81,9 +85,8 @@ class queue_manager {
   // CLEAR QLOCAL and DISPLAY QSTATUS by the engine, and the other runtime commands (START/STOP LISTENER)
   // by this handler, which the server sets: it returns the command's output lines (first line's ID tells
   // success), or nullopt to leave the executor's "not implemented" answer.
-  using runtime_command_fn =
-      std::function<std::optional<std::vector<std::string>>(const std::string& verb, const std::string& type,
-                                                            const std::string& name)>;
+  using runtime_command_fn = std::function<std::optional<std::vector<std::string>>(
+      const std::string& verb, const std::string& type, const std::string& name)>;
   void set_runtime_command_handler(runtime_command_fn fn);
 
   // A line to the error log (with its message ID), also used by the server for refused logins.
@@ -101,5 +104,16 @@ class queue_manager {
   struct impl;
   std::unique_ptr<impl> impl_;
 };
+
+namespace detail {
+// Test hook [D]: when set, the engine calls it for each batch it logs — at `append` under its mutex (a
+// non-zero MQRC refuses the batch as a full log would: not appended, the call fails with that MQRC and
+// is undone in memory) and at `wait` outside its mutex, just before waiting for the batch (it may block
+// there; a non-zero MQRC fails the wait). Not for production use.
+enum class log_hook_point { append, wait };
+extern std::int32_t (*engine_log_hook)(log_hook_point where);
+// Test hook [D]: the first object handle a new connection hands out (default 1), to test the wrap.
+extern mqi::hobj engine_first_hobj;
+}  // namespace detail
 
 }  // namespace imsb::qmgr
