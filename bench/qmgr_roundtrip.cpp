@@ -184,9 +184,8 @@ int main(int argc, char** argv) {
     return qmgr::connect(co);
   };
   const std::string system = fsync ? "imsbridge" : "imsbridge-nofsync";
-  const int rc = bench::run_roundtrips(system.c_str(), a, [&](int id, const std::atomic<bool>& stop) {
-    return worker(id, stop, a, connect);
-  });
+  const int rc = bench::run_roundtrips(
+      system.c_str(), a, [&](int id, const std::atomic<bool>& stop) { return worker(id, stop, a, connect); });
   if (srv) srv->stop();
   return rc;
 }

@@ -26,7 +26,8 @@ const char* usage =
 bool rpc_ok(amqp_connection_state_t conn, const char* what, int worker) {
   const amqp_rpc_reply_t r = amqp_get_rpc_reply(conn);
   if (r.reply_type == AMQP_RESPONSE_NORMAL) return true;
-  std::fprintf(stderr, "worker %d: %s failed (reply type %d)\n", worker, what, static_cast<int>(r.reply_type));
+  std::fprintf(stderr, "worker %d: %s failed (reply type %d)\n", worker, what,
+               static_cast<int>(r.reply_type));
   return false;
 }
 
@@ -114,7 +115,6 @@ int main(int argc, char** argv) {
   }
   auto a = imsb::bench::parse_roundtrip_args(static_cast<int>(rest.size()), rest.data(), usage);
   if (a.mode.empty()) a.mode = "tcp";
-  return imsb::bench::run_roundtrips("rabbitmq", a, [&](int id, const std::atomic<bool>& stop) {
-    return worker(id, stop, port, a);
-  });
+  return imsb::bench::run_roundtrips(
+      "rabbitmq", a, [&](int id, const std::atomic<bool>& stop) { return worker(id, stop, port, a); });
 }

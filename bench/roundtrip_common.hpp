@@ -64,8 +64,9 @@ inline roundtrip_args parse_roundtrip_args(int argc, char** argv, const char* us
 //   system=<s> mode=<m> persistent=<0|1> connections=<n> size=<b> seconds=<t> roundtrips=<k> per_s=<r>
 //   p50_us=<..> p99_us=<..>
 // and returns 0, or 1 when a worker failed.
-inline int run_roundtrips(const char* system, const roundtrip_args& a,
-                          const std::function<std::vector<std::uint32_t>(int, const std::atomic<bool>&)>& one) {
+inline int run_roundtrips(
+    const char* system, const roundtrip_args& a,
+    const std::function<std::vector<std::uint32_t>(int, const std::atomic<bool>&)>& one) {
   std::atomic<bool> stop{false};
   std::vector<std::vector<std::uint32_t>> lat(static_cast<std::size_t>(a.connections));
   std::vector<std::thread> threads;
@@ -82,7 +83,9 @@ inline int run_roundtrips(const char* system, const roundtrip_args& a,
     all.insert(all.end(), v.begin(), v.end());
   }
   std::sort(all.begin(), all.end());
-  auto pct = [&](double p) { return all[std::min(all.size() - 1, static_cast<std::size_t>(p * all.size()))]; };
+  auto pct = [&](double p) {
+    return all[std::min(all.size() - 1, static_cast<std::size_t>(p * all.size()))];
+  };
   std::printf(
       "system=%s mode=%s persistent=%d connections=%d size=%zu seconds=%.1f roundtrips=%zu per_s=%.0f "
       "p50_us=%u p99_us=%u\n",

@@ -196,8 +196,9 @@ result<mq::mqmd> prepare_put(const mq::mqmd& given, std::int32_t pmo_options, co
   // A report asked for needs somewhere to go, as a reply does: IBM's MQRC_MISSING_REPLY_TO_Q covers "a
   // report message was requested in the Report field" too [I] (IBM's reason-code text). PAN/NAN and
   // ACTIVITY are not report messages of the queue manager; DISCARD and the PASS_* options ask for none.
-  constexpr std::int32_t report_kinds = mq::MQRO_EXCEPTION_WITH_FULL_DATA | mq::MQRO_EXPIRATION_WITH_FULL_DATA |
-                                        mq::MQRO_COA_WITH_FULL_DATA | mq::MQRO_COD_WITH_FULL_DATA;
+  constexpr std::int32_t report_kinds = mq::MQRO_EXCEPTION_WITH_FULL_DATA |
+                                        mq::MQRO_EXPIRATION_WITH_FULL_DATA | mq::MQRO_COA_WITH_FULL_DATA |
+                                        mq::MQRO_COD_WITH_FULL_DATA;
   if ((given.report & report_kinds) != 0 && is_blank(given.reply_to_q))
     return mqrc_error(mq::MQRC_MISSING_REPLY_TO_Q, "MQMD.ReplyToQ",
                       "a report was asked for (Report X'" + hex32(given.report) + "') but ReplyToQ is blank");

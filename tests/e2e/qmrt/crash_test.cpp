@@ -60,7 +60,8 @@ class crash_rig {
   }
 
   void start() {
-    daemon_ = child_process(IMSB_STRMQM, {"-f", "--prefix", prefix_, qm}, output_to::file(tmp_.file("daemon.log")));
+    daemon_ =
+        child_process(IMSB_STRMQM, {"-f", "--prefix", prefix_, qm}, output_to::file(tmp_.file("daemon.log")));
   }
   void kill9() {
     daemon_.signal(SIGKILL);
@@ -192,11 +193,13 @@ TEST(crash, kill9_of_the_daemon_under_4_producers_and_4_consumers_loses_and_doub
     if (seen.count(*it) > 1 && book.put_certain.count(*it) == 0) ++doubled;
     if (book.put_certain.count(*it) == 0 && book.put_in_doubt.count(*it) == 0) ++from_nowhere;
   }
-  std::printf("crash test: %d kills, %zu puts committed (%zu in doubt), %zu gets committed (%zu in doubt), "
-              "%zu left on the queue\n",
-              kills, book.put_certain.size(), book.put_in_doubt.size(), book.got_certain.size(),
-              book.got_in_doubt.size(), remaining.size());
-  EXPECT_GT(book.put_certain.size(), static_cast<std::size_t>(kills * 10)) << "too little work to prove anything";
+  std::printf(
+      "crash test: %d kills, %zu puts committed (%zu in doubt), %zu gets committed (%zu in doubt), "
+      "%zu left on the queue\n",
+      kills, book.put_certain.size(), book.put_in_doubt.size(), book.got_certain.size(),
+      book.got_in_doubt.size(), remaining.size());
+  EXPECT_GT(book.put_certain.size(), static_cast<std::size_t>(kills * 10))
+      << "too little work to prove anything";
   EXPECT_GT(book.got_certain.size(), 0U);
   EXPECT_EQ(lost, 0U);
   EXPECT_EQ(doubled, 0U);

