@@ -148,8 +148,8 @@ struct plain_response {  // close, commit, backout, disconnect
   status st;
 };
 
-using response = std::variant<connect_response, open_response, put_response, get_response,
-                              inquire_response, inquire_objects_response, mqsc_response, plain_response>;
+using response = std::variant<connect_response, open_response, put_response, get_response, inquire_response,
+                              inquire_objects_response, mqsc_response, plain_response>;
 
 // Whether a request can be sent, so that a client refuses it before encoding anything: an MQMD (put,
 // put1) of version 1 or 2, else MQRC_MD_ERROR (2026); a body of at most max_body_length bytes, else

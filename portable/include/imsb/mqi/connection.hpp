@@ -61,7 +61,7 @@ struct put_result {
 // likewise; msg_token when MQMO_MATCH_MSG_TOKEN (the others are then ignored).
 struct get_request {
   std::int32_t options = mq::MQGMO_NO_WAIT | mq::MQGMO_NO_SYNCPOINT;  // MQGMO_*
-  std::int32_t wait_interval_ms = 0;                                   // with MQGMO_WAIT; MQWI_UNLIMITED
+  std::int32_t wait_interval_ms = 0;                                  // with MQGMO_WAIT; MQWI_UNLIMITED
   std::int32_t match_options = mq::MQMO_MATCH_MSG_ID | mq::MQMO_MATCH_CORREL_ID;
   std::array<std::uint8_t, 24> msg_id{};
   std::array<std::uint8_t, 24> correl_id{};
