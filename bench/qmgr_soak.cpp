@@ -114,6 +114,11 @@ void loop_on(const connector& connect, const std::atomic<bool>& stop, counters& 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The allocator as the daemon sets it (qmgr/src/daemon.cpp cap_malloc_arenas: two glibc arenas), so
+  // that this measures what strmqm's process does; MALLOC_ARENA_MAX in the environment overrides it.
+#ifdef M_ARENA_MAX
+  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) (void)::mallopt(M_ARENA_MAX, 2);
+#endif
   double seconds = 300;
   bool fsync = true;
   bool trim = false;

@@ -23,6 +23,12 @@ bool counting = false;
 std::size_t counted = 0;
 }  // namespace
 
+// The replacements pair malloc with free themselves; g++ 12 at -O2 inlines them into callers and then
+// sees "free of a pointer from operator new" (-Wmismatched-new-delete), a false alarm here.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 void* operator new(std::size_t n) {
   if (counting) counted += n;
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
@@ -30,6 +36,9 @@ void* operator new(std::size_t n) {
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 namespace imsb::mqi::wire {
 namespace {
