@@ -131,6 +131,9 @@ What the bytes are is found in this order:
   anything else       shown as bytes
 Data in Format MQIMS or MQIMSVS (or an MFS map name) is checked as the MQ-IMS bridge checks it; a
 message the bridge would dead-letter is listed in full with an IMB4006W line giving the MQFB code.
+Data in Format MQEVENT, MQADMIN or MQPCF is PCF: the MQCFH and every parameter with IBM's names and
+values explained (Reason 2125 = MQRC_BRIDGE_STARTED, BridgeType 1 = MQBT_OTMA); IMB4930E when it
+does not decode.
 
 Options:
   --encoding N   MQ Encoding of data without an MQMD (decimal, or hex as 0x111); 546 = little-endian,

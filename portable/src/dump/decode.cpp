@@ -9,6 +9,7 @@
 #include "imsb/codepage/codepage.hpp"
 #include "imsb/core/messages.hpp"
 #include "imsb/dump/mq_fields.hpp"
+#include "imsb/dump/pcf.hpp"
 #include "imsb/mq/bridge_validator.hpp"
 #include "imsb/mq/chain.hpp"
 #include "imsb/mq/codes.hpp"
@@ -166,6 +167,14 @@ void data_section(node& root, bytes_view msg, const mq::header_chain& chain, con
   d.meaning =
       describe_format(chain.data_format, after_iih ? format_field::iih_format : format_field::message);
   const std::int32_t ccsid = chain.data_ccsid;
+
+  if (is_pcf_format(chain.data_format)) {
+    // Events, PCF commands and responses: the MQCFH and its parameters (IMB4930E when they do not decode).
+    std::optional<node> pcf_error = add_pcf_nodes(d, data, chain.data_offset, chain.data_encoding, ccsid);
+    root.add(std::move(d));
+    if (pcf_error) root.add(std::move(*pcf_error));
+    return;
+  }
 
   const bool bridge = is_bridge_format(bv.format);
   const bool user = is_user_format(bv.format);
