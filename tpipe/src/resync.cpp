@@ -23,6 +23,16 @@ resync_decision decide_resync(const client_tpipe_record& ours, std::uint32_t ims
   d.client_send = ours.send;
   d.client_receive = ours.receive;
 
+  // RESET TPIPE (spec/mq.md §5.10 [C]): nothing to compare, IMS is told our numbers (X'08' also ends a
+  // stop that an earlier mismatch asked for); an input still in flight goes again as send + 1.
+  if (ours.reset) {
+    d.input = ours.in_flight ? input_outcome::resend_in_flight : input_outcome::consistent;
+    d.output = output_outcome::continue_tpipe;
+    d.action = otma::represynch_action::reset_sequence_numbers;
+    d.reason = "RESET TPIPE: IMS takes send " + num(ours.send) + " / receive " + num(ours.receive);
+    return d;
+  }
+
   // Input direction: IMS's receive number against our send / in-flight numbers (ARCHITECTURE.md
   // step 7, refining §2.7 [I]). IMS logs input before it ACKs (§1.10 [C: IMS-RS-CS]), so a logged
   // in-flight input is IMS's for good: we must not send it again.

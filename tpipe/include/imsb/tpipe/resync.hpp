@@ -16,6 +16,10 @@ struct client_tpipe_record {
   std::uint32_t send = 0;                  // last input IMS ACKed
   std::uint32_t receive = 0;               // last output committed
   std::optional<std::uint32_t> in_flight;  // input sent, outcome unknown (always send + 1)
+  // The operator's RESET TPIPE set these numbers: IMS takes them (REPresynch X'08', reset sequence
+  // numbers) instead of their being compared (spec/mq.md §5.10 [C]: SENDSEQ "also becomes the partner's
+  // receive number", RCVSEQ the partner's send number).
+  bool reset = false;
 };
 
 enum class input_outcome : std::uint8_t {
