@@ -456,8 +456,9 @@ result<mqi::message> local_connection::get(mqi::hobj handle, const mqi::get_requ
     local_queue* q = e.queue_of(h);
     if (q == nullptr)
       return mqi_error("MQGET", mq::MQRC_Q_DELETED, "queue " + h.local_queue + " was deleted");
-    if (!browse && (attr_is(e.queue_record(h.local_queue), "GET", "DISABLED") ||
-                    attr_is(e.queue_record(h.object_name), "GET", "DISABLED")))
+    // Browse too: IBM MQ refuses every MQGET, browse included, with 2016 while the queue is GET(DISABLED).
+    if (attr_is(e.queue_record(h.local_queue), "GET", "DISABLED") ||
+        attr_is(e.queue_record(h.object_name), "GET", "DISABLED"))
       return mqi_error("MQGET", mq::MQRC_GET_INHIBITED, "queue " + h.object_name + " is GET(DISABLED)");
     // One pass: expired messages met are removed (their own batch, an EXPIRATION report each).
     const std::int64_t now = e.now_ms();

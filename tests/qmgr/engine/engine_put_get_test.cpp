@@ -81,6 +81,11 @@ TEST_F(put_get, ReasonCodesOfOpenPutAndGet) {
   auto get_inhibited = c.get(noget, no_wait());
   ASSERT_FALSE(get_inhibited.ok());
   EXPECT_EQ(rc_of(get_inhibited.error()), mq::MQRC_GET_INHIBITED);
+  // A browse is refused the same way (IBM MQ: 2016 for every MQGET on a GET(DISABLED) queue).
+  const auto noget_browse = open(c, "NOGET", mq::MQOO_BROWSE);
+  auto browse_inhibited = c.get(noget_browse, no_wait(mq::MQGMO_BROWSE_FIRST));
+  ASSERT_FALSE(browse_inhibited.ok());
+  EXPECT_EQ(rc_of(browse_inhibited.error()), mq::MQRC_GET_INHIBITED);
 
   const auto out_only = open(c, "APP.IN", mq::MQOO_OUTPUT);
   auto not_input = c.get(out_only, no_wait());
