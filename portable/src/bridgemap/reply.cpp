@@ -306,6 +306,16 @@ std::optional<outgoing> make_exception_report(const mq::mqmd& request, bytes_vie
   } else if ((exception & (mq::MQRO_EXCEPTION_WITH_DATA & ~mq::MQRO_EXCEPTION)) != 0) {
     out.data = data.sub(0, exception_data_prefix).to_bytes();
   }
+  // [D] The report goes to the requester's reply queue, where others may read it: the MQIIH
+  // Authenticator (a password or PassTicket, +56 for 8, spec/mq.md §1) is blanked in the report's copy,
+  // in the request's CCSID (it describes the MQIIH). The dead-letter copy stays whole, as IBM keeps it.
+  if (trimmed(request.format) == codepage::field_value(mq::MQFMT_IMS)) {
+    constexpr std::size_t authenticator_offset = 56;
+    const std::size_t end =
+        std::min<std::size_t>(out.data.size(), authenticator_offset + mq::MQ_AUTHENTICATOR_LENGTH);
+    const std::uint8_t blank = codepage::blank(request.coded_char_set_id);
+    for (std::size_t i = authenticator_offset; i < end; ++i) out.data[i] = blank;
+  }
   if (out.data.empty()) md.format = std::string(mq::MQFMT_NONE);
   out.queue = trimmed(request.reply_to_q);
   out.qmgr = trimmed(request.reply_to_q_mgr);

@@ -110,7 +110,10 @@ result<otma::otma_message> build_input(const mq::mqmd& md, bytes_view data, cons
   // Blank (8 blanks from the validator) stays blank: "none", the Tpipe name is used (spec/mq.md §1.3 [C]).
   sd.lterm_override.set(request.lterm_override);
   sd.modname.set(request.mfs_map_name);
-  if (md.expiry != mq::MQEI_UNLIMITED && md.expiry >= 0) sd.expiration = md.expiry;  // §5.8 [D]
+  // spec/otma-xcf.md §7.3 [C]: MQMD.Expiry goes to IMS only when the MQIIH asks (PASS_EXPIRATION); the
+  // state data keeps it in tenths, as left at get (otma/state_data.hpp) [D] spec/mq.md §5.8.
+  if ((iih_flags & mq::MQIIH_PASS_EXPIRATION) != 0 && md.expiry != mq::MQEI_UNLIMITED && md.expiry >= 0)
+    sd.expiration = md.expiry;
   m.state = sd;
 
   if (!ctx.user.empty() || !ctx.group.empty() || ctx.utoken) {

@@ -323,7 +323,7 @@ TEST(bridgemap_reply, dead_letter_layout) {
 }
 
 TEST(bridgemap_reply, exception_report_data_lengths) {
-  mq::mqmd md = request_md(enc_le, 819, true);
+  mq::mqmd md = request_md(enc_le, 819, false);  // no MQIIH: the data is copied byte for byte
   bytes data(250);
   for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint8_t>(i);
   const reply_context ctx = default_reply();
@@ -346,6 +346,37 @@ TEST(bridgemap_reply, exception_report_data_lengths) {
   // Short data with WITH_DATA: all of it.
   md.report = mq::MQRO_EXCEPTION_WITH_DATA;
   EXPECT_EQ(make_exception_report(md, bytes_view(data).sub(0, 10), 296, ctx)->data.size(), 10u);
+}
+
+TEST(bridgemap_reply, exception_report_blanks_the_authenticator_dead_letter_keeps_it) {
+  for (const std::int32_t ccsid : {819, 500}) {
+    mq::mqmd md = request_md(enc_be, ccsid, true);
+    mq::mqiih iih = iih_cm('0');
+    iih.authenticator = "S3CRETPW";
+    bytes data;
+    mq::encode_mqiih(iih, enc_be, ccsid, data);
+    const bytes body(150, 0x5A);
+    data.insert(data.end(), body.begin(), body.end());
+    const bytes authenticator(data.begin() + 56, data.begin() + 64);
+    ASSERT_NE(authenticator, bytes(8, codepage::blank(ccsid)));
+    for (const std::int32_t option : {mq::MQRO_EXCEPTION_WITH_DATA, mq::MQRO_EXCEPTION_WITH_FULL_DATA}) {
+      md.report = option;
+      auto r = make_exception_report(md, data, 296, default_reply());
+      ASSERT_TRUE(r.has_value());
+      ASSERT_GE(r->data.size(), 100u);
+      EXPECT_EQ(bytes(r->data.begin() + 56, r->data.begin() + 64), bytes(8, codepage::blank(ccsid))) << ccsid;
+      // Everything else is the request's.
+      EXPECT_EQ(bytes(r->data.begin(), r->data.begin() + 56), bytes(data.begin(), data.begin() + 56));
+      EXPECT_EQ(bytes(r->data.begin() + 64, r->data.end()),
+                bytes(data.begin() + 64, data.begin() + r->data.size()));
+      auto back = mq::decode_mqiih(r->data, enc_be, ccsid);
+      ASSERT_TRUE(back.ok());
+      EXPECT_EQ(back->authenticator, "        ");
+    }
+    // The dead-letter copy keeps the whole message (as IBM's does).
+    const outgoing dl = make_dead_letter(md, data, 296, "IMS.BRIDGE.Q", "QM1", default_reply());
+    EXPECT_EQ(bytes(dl.data.end() - static_cast<std::ptrdiff_t>(data.size()), dl.data.end()), data);
+  }
 }
 
 TEST(bridgemap_reply, exception_report_descriptor) {

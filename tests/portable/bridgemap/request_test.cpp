@@ -231,7 +231,15 @@ TEST(bridgemap_request, iih_flags_map_to_state_data) {
   EXPECT_NE(sd_of(*m).txn_flags & otma::txn_flags::ignore_purg, 0);
   EXPECT_NE(sd_of(*m).txn_flags & otma::txn_flags::pass_expiration, 0);
   EXPECT_NE(sd_of(*m).server_state & otma::server_state::cm0_dfs2082, 0);
-  EXPECT_EQ(sd_of(*m).expiration, 1234);
+  EXPECT_EQ(sd_of(*m).expiration, 1234);  // tenths, unchanged
+  // Without PASS_EXPIRATION the expiry stays with MQ: IMS gets none (spec/otma-xcf.md §7.3).
+  auto r0 = make_request(request_md(enc_le, 819, true), iih_with('0', mq::MQIIH_IGNORE_PURG), {"IVTNO X"});
+  r0.md.expiry = 1234;
+  validate(r0);
+  auto m0 = build_input(r0.md, r0.data, r0.validated, default_input());
+  ASSERT_TRUE(m0.ok());
+  EXPECT_EQ(sd_of(*m0).expiration, -1);
+  EXPECT_EQ(sd_of(*m0).txn_flags & otma::txn_flags::pass_expiration, 0);
   // CM0_REQUEST_RESPONSE is for CM0 only.
   auto r1 =
       make_request(request_md(enc_le, 819, true), iih_with('1', mq::MQIIH_CM0_REQUEST_RESPONSE), {"IVTNO X"});

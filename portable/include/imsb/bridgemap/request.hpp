@@ -33,9 +33,9 @@ struct partner_data {
 
 // Everything the bridge adds to what the message says.
 struct input_context {
-  std::string tpipe;                   // 8 characters: the queue's synchronized or non-synchronized Tpipe
-  bool synchronized = false;           // the Tpipe kind (CM0 non-command → true)
-  std::uint32_t recoverable_seq = 0;   // CM0 persistent: the in-flight number n+1; otherwise 0
+  std::string tpipe;                     // 8 characters: the queue's synchronized or non-synchronized Tpipe
+  bool synchronized = false;             // the Tpipe kind (CM0 non-command → true)
+  std::uint32_t recoverable_seq = 0;     // CM0 persistent: the in-flight number n+1; otherwise 0
   std::array<std::uint8_t, 16> token{};  // the message's token: kept in the user data (reserved bytes
                                          // +344..+359) to tie CM1 output to its request [D]
   partner_data partner;
@@ -56,7 +56,9 @@ struct input_context {
 //   level CONFIRM for both; IMS commands (request.is_command) always send-then-commit [D] ARCHITECTURE.md;
 //   lterm_override from request.lterm_override (blank: none), modname from request.mfs_map_name,
 //   server_token from MQIIH.TranInstanceId when TranState is 'C' (in conversation), expiration from
-//   MQMD.Expiry when not unlimited (tenths, as left at get) [D] spec/mq.md §5.8.
+//   MQMD.Expiry only when MQIIH.Flags has MQIIH_PASS_EXPIRATION (spec/otma-xcf.md §7.3 [C]) and the
+//   expiry is not unlimited; in tenths of a second, as left at get (the state data's unit, not seconds:
+//   expiry_seconds below is for the console) [D] spec/mq.md §5.8.
 // - user data: the request MQMD as version 1 in (qmgr_encoding, qmgr_ccsid), MQIIH ReplyToFormat and
 //   Flags (zero/blank without an MQIIH), the token in the reserved bytes.
 // - application data: the segments, converted per `partner` (above). The Authenticator never goes to IMS.
