@@ -54,6 +54,8 @@ class utoken_key {
   // load(): the file's mode gave group or others any access (the program warns, IMB5055W); false for
   // from_bytes.
   bool readable_by_others() const noexcept { return open_to_others_; }
+  // The key's bytes, for a holder that signs elsewhere (imsbridge hands them to its security_checker).
+  const bytes& key_bytes() const noexcept { return key_; }
 
  private:
   explicit utoken_key(bytes key) : key_(std::move(key)) {}

@@ -1,0 +1,162 @@
+#pragma once
+// Private pieces of the bridge engine (engine.cpp): the event queue that carries session events from the
+// transport's thread to a partner's or a worker's own thread (ARCHITECTURE.md: no MQ work on the XCF
+// thread), the in-memory copy of the state records, and small helpers.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "imsb/bridgemap/state_records.hpp"
+#include "imsb/core/result.hpp"
+#include "imsb/mq/codes.hpp"
+#include "imsb/mq/constants.hpp"
+
+namespace imsb::bridge::detail {
+
+// A FIFO of events for one thread. post() from any thread; pop() waits at most `wait`.
+template <class Event>
+class event_queue {
+ public:
+  void post(Event e) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      q_.push_back(std::move(e));
+    }
+    cv_.notify_one();
+  }
+  std::optional<Event> pop(std::chrono::milliseconds wait) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (q_.empty() && wait.count() > 0) cv_.wait_for(lock, wait, [&] { return !q_.empty() || woken_; });
+    woken_ = false;
+    if (q_.empty()) return std::nullopt;
+    Event e = std::move(q_.front());
+    q_.pop_front();
+    return e;
+  }
+  // Waits at most `wait` for an event (left in the queue) or a wake().
+  void wait(std::chrono::milliseconds wait) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (q_.empty() && wait.count() > 0) cv_.wait_for(lock, wait, [&] { return !q_.empty() || woken_; });
+    woken_ = false;
+  }
+  // Ends a pop() or wait() that waits, without an event (stop, configuration change).
+  void wake() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      woken_ = true;
+    }
+    cv_.notify_all();
+  }
+  bool empty() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return q_.empty();
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Event> q_;
+  bool woken_ = false;
+};
+
+// What the state queue says about one synchronized Tpipe (send and receive sides, in-flight record,
+// "stopped" record), kept in memory by the engine and changed only after the unit of work that changed
+// the records committed.
+struct tpipe_records {
+  std::uint32_t send = 0;
+  std::uint32_t receive = 0;
+  bool has_send = false, has_receive = false;
+  std::optional<std::uint32_t> in_flight;
+  bridgemap::token16 in_flight_token{};
+  std::string in_flight_queue;
+  std::optional<std::string> stopped;  // reason, while a "stopped" record exists
+};
+
+class record_cache {
+ public:
+  static std::string key(const std::string& group, const std::string& member, const std::string& tpipe) {
+    return group + "/" + member + "/" + tpipe;
+  }
+  tpipe_records get(const std::string& k) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(k);
+    return it == map_.end() ? tpipe_records{} : it->second;
+  }
+  bool has(const std::string& k) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return map_.count(k) != 0;
+  }
+  template <class F>
+  void update(const std::string& k, F&& f) {
+    std::lock_guard<std::mutex> lock(mu_);
+    f(map_[k]);
+    changed_[k] = ++version_;
+  }
+  // For a reload from the state queue: the version before the records are read, then
+  // replace_if_unchanged() for each. A worker that changed an entry meanwhile did so after its own commit,
+  // so its memory is newer than what the reload read; overwriting it would bring back a settled in-flight
+  // record or drop a new one (the next message would then take its number: NAK X'1F').
+  std::uint64_t version() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return version_;
+  }
+  bool replace_if_unchanged(const std::string& k, const tpipe_records& value, std::uint64_t since) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = changed_.find(k);
+    if (it != changed_.end() && it->second > since) return false;
+    map_[k] = value;
+    changed_[k] = ++version_;
+    return true;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, tpipe_records> map_;
+  std::map<std::string, std::uint64_t> changed_;  // the version of each entry's last change
+  std::uint64_t version_ = 0;
+};
+
+// The MQRC of an MQI error (0 when the error is not an MQRC).
+inline std::int32_t mqrc_of(const decode_error& e) {
+  return e.code.category() == mq::mqrc_category() ? static_cast<std::int32_t>(e.code.value()) : 0;
+}
+
+// A connection that is gone (ARCHITECTURE.md step 7: reconnect, reload the records, resync).
+inline bool connection_broken(const decode_error& e) {
+  switch (mqrc_of(e)) {
+    case mq::MQRC_CONNECTION_BROKEN:    // 2009
+    case 2018:                          // MQRC_HCONN_ERROR: the connection was ended
+    case mq::MQRC_HOBJ_ERROR:           // 2019
+    case mq::MQRC_Q_MGR_NOT_AVAILABLE:  // 2059
+    case mq::MQRC_Q_MGR_QUIESCING:      // 2161
+    case mq::MQRC_Q_MGR_STOPPING:       // 2162
+      return true;
+    default:
+      return false;
+  }
+}
+
+inline std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\0')) s.pop_back();
+  std::size_t i = 0;
+  while (i < s.size() && s[i] == ' ') ++i;
+  return s.substr(i);
+}
+
+// An attribute as DISPLAY shows it, without quotes and padding.
+inline std::string attr_value(const std::map<std::string, std::string>& attrs, const std::string& k) {
+  auto it = attrs.find(k);
+  if (it == attrs.end()) return {};
+  std::string v = it->second;
+  if (v.size() >= 2 && v.front() == '\'' && v.back() == '\'') v = v.substr(1, v.size() - 2);
+  return trim(v);
+}
+
+}  // namespace imsb::bridge::detail
