@@ -649,27 +649,9 @@ bool partner::reload_records() {
         r.kind != record_kind::stopped)
       continue;  // markers, assignments: not a Tpipe's numbers
     detail::tpipe_records& t = fresh[detail::record_cache::key(group, member, r.tpipe)];
-    switch (r.kind) {
-      case record_kind::send:
-        t.send = r.number;
-        t.has_send = true;
-        break;
-      case record_kind::receive:
-        // A receive number still to be reset after an IMS cold start is 0, whatever is durable (#5).
-        t.receive = receive_reset_pending.count(r.tpipe) != 0 ? 0 : r.number;
-        t.has_receive = true;
-        break;
-      case record_kind::in_flight:
-        t.in_flight = r.number;
-        t.in_flight_token = r.token;
-        t.in_flight_queue = r.queue;
-        break;
-      case record_kind::stopped:
-        t.stopped = r.reason;
-        break;
-      default:
-        break;
-    }
+    detail::apply_record(t, r);
+    // A receive number still to be reset after an IMS cold start is 0, whatever is durable (#5).
+    if (r.kind == record_kind::receive && receive_reset_pending.count(r.tpipe) != 0) t.receive = 0;
   }
   for (auto& [k, t] : fresh) (void)eng.records.replace_if_unchanged(k, t, since);
   return true;
@@ -1290,26 +1272,7 @@ bool worker::load_records() {
     }
     if (r.tpipe != sync_tp) continue;
     any = true;
-    switch (r.kind) {
-      case record_kind::send:
-        fresh.send = r.number;
-        fresh.has_send = true;
-        break;
-      case record_kind::receive:
-        fresh.receive = r.number;
-        fresh.has_receive = true;
-        break;
-      case record_kind::in_flight:
-        fresh.in_flight = r.number;
-        fresh.in_flight_token = r.token;
-        fresh.in_flight_queue = r.queue;
-        break;
-      case record_kind::stopped:
-        fresh.stopped = r.reason;
-        break;
-      default:
-        break;
-    }
+    detail::apply_record(fresh, r);
   }
   const bool known = eng.records.has(key());
   if (any)
@@ -2602,28 +2565,7 @@ result<std::monostate> engine::start() {
       continue;
     }
     const std::string k = detail::record_cache::key(r.xcf_group, r.xcf_member, r.tpipe);
-    e.records.update(k, [&](detail::tpipe_records& t) {
-      switch (r.kind) {
-        case record_kind::send:
-          t.send = r.number;
-          t.has_send = true;
-          break;
-        case record_kind::receive:
-          t.receive = r.number;
-          t.has_receive = true;
-          break;
-        case record_kind::in_flight:
-          t.in_flight = r.number;
-          t.in_flight_token = r.token;
-          t.in_flight_queue = r.queue;
-          break;
-        case record_kind::stopped:
-          t.stopped = r.reason;
-          break;
-        default:
-          break;
-      }
-    });
+    e.records.update(k, [&](detail::tpipe_records& t) { detail::apply_record(t, r); });
   }
   if (!e.hooks.make_xcf)
     return decode_error{std::make_error_code(std::errc::invalid_argument), "xcf", 0, "no XCF backend"};

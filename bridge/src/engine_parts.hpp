@@ -79,6 +79,31 @@ struct tpipe_records {
   std::optional<std::string> stopped;  // reason, while a "stopped" record exists
 };
 
+// A state record's numbers applied to a Tpipe's cached records: send, receive, in flight, stopped.
+// Other kinds (assignments, CM1 markers) leave them unchanged.
+inline void apply_record(tpipe_records& t, const bridgemap::state_record& r) {
+  switch (r.kind) {
+    case bridgemap::record_kind::send:
+      t.send = r.number;
+      t.has_send = true;
+      break;
+    case bridgemap::record_kind::receive:
+      t.receive = r.number;
+      t.has_receive = true;
+      break;
+    case bridgemap::record_kind::in_flight:
+      t.in_flight = r.number;
+      t.in_flight_token = r.token;
+      t.in_flight_queue = r.queue;
+      break;
+    case bridgemap::record_kind::stopped:
+      t.stopped = r.reason;
+      break;
+    default:
+      break;
+  }
+}
+
 class record_cache {
  public:
   static std::string key(const std::string& group, const std::string& member, const std::string& tpipe) {
