@@ -1199,7 +1199,10 @@ void worker::run() {
       }
       continue;
     }
-    if (!browse_one()) events.wait(idle() ? 0ms : 20ms);
+    // Nothing new on the queue. Idle: browse_one() already waited on the queue. With CM1 messages out with
+    // IMS: wait for their ACKs and output, but only briefly, because a request put meanwhile does not wake
+    // this wait (20 ms here held a third of CM1 requests back by up to 20 ms: bench/RESULTS.md).
+    if (!browse_one()) events.wait(idle() ? 0ms : 2ms);
   }
   while (auto rq = control.pop(0ms))
     if (rq->answer && rq->answer->start())
