@@ -345,6 +345,17 @@ int run_imsreq(const std::vector<std::string>& args, std::ostream& out, std::ost
     return exit_trouble;
   }
   mqi::connection& c = **conn;
+  // MQDISC on every way out, so that an error exit (no reply, a failed open) does not leave the queue
+  // manager a broken connection to log (IMB1202W) and back out.
+  struct disconnect_at_end {
+    mqi::connection& c;
+    bool done = false;
+    void now() {
+      if (!done) (void)c.disconnect();
+      done = true;
+    }
+    ~disconnect_at_end() { now(); }
+  } disconnect{c};
 
   // The queue manager's CCSID: the request is text in it (MQCCSI_Q_MGR would do for the MQMD, but the
   // MQIIH and segments must be encoded in the same CCSID, so it is asked for).
@@ -402,7 +413,7 @@ int run_imsreq(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     return exit_trouble;
   }
-  (void)c.disconnect();
+  disconnect.now();
 
   const imsreq_reply r = decode_imsreq_reply(*got);
   const bool report = r.md.msg_type == mq::MQMT_REPORT || r.md.feedback != mq::MQFB_NONE;

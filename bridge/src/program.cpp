@@ -40,6 +40,7 @@ namespace imsb::bridge {
 namespace {
 
 constexpr int exit_ok = 0;
+constexpr int exit_refused = 1;
 constexpr int exit_usage = 2;
 constexpr int exit_failed = 8;
 constexpr int exit_internal = 12;
@@ -64,11 +65,12 @@ Operator commands (standard input with bridge.console=yes, or the control socket
   STOP          quiesce and end, as SIGTERM
 Control socket (bridge.control-socket=PATH): a Unix socket, mode 0600, removed at stop; each line a
 connection sends is run as an operator command and answered with its lines, then one EMPTY line.
-  imsbridge --command PATH 'DISPLAY QUEUES'   prints the answer; exit 0, or 8 (IMB2057E)
+  imsbridge --command PATH 'DISPLAY QUEUE'    prints the answer; exit 0, 1 (refused) or 8 (IMB2057E)
 
 Exit codes:
   0   stopped on SIGTERM, SIGINT or STOP (IMB2053I); --help, --version, --command answered
-  2   usage error (IMB2060E)
+  1   --command: the bridge refused or failed the command (its answer has an error line, IMB2034E ...)
+  2   --command usage error (IMB2060E)
   8   could not start: configuration (IMB2050E); queue manager, XCF backend, key files or engine
       (IMB2054E); control socket (IMB2056E); --command: no bridge answers (IMB2057E); or stopped
       by an error, not asked to (IMB2052I names it)
@@ -111,7 +113,13 @@ class stop_signals {
     fd_ = ::signalfd(-1, &set_, SFD_CLOEXEC | SFD_NONBLOCK);
   }
   ~stop_signals() {
-    if (fd_ >= 0) ::close(fd_);
+    // A second SIGTERM that came while the bridge quiesced is already answered (it is stopping): read it
+    // here, or unblocking would deliver it and the process would end with 143 after its clean stop.
+    if (fd_ >= 0) {
+      while (take() != 0) {
+      }
+      ::close(fd_);
+    }
     pthread_sigmask(SIG_SETMASK, &old_, nullptr);
   }
   stop_signals(const stop_signals&) = delete;
@@ -236,9 +244,15 @@ int client_command(int argc, const char* const* argv, std::ostream& out) {
     out.flush();
     return exit_failed;
   }
-  for (const auto& l : *answer) out << l << '\n';
+  // The bridge refused or failed the command when a line of its answer is an error message
+  // (IMB2034E RESET TPIPE ... refused): a script must see that in the exit code.
+  bool refused = false;
+  for (const auto& l : *answer) {
+    out << l << '\n';
+    if (l.size() >= 8 && l.compare(0, 3, "IMB") == 0 && (l[7] == 'E' || l[7] == 'S')) refused = true;
+  }
   out.flush();
-  return exit_ok;
+  return refused ? exit_refused : exit_ok;
 }
 
 std::string endpoint_of(const std::string& url) { return url.substr(std::string("tcp://").size()); }

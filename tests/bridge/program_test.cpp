@@ -107,6 +107,22 @@ TEST(program_test, CommandClient) {
   EXPECT_EQ(seen, (std::vector<std::string>{"DISPLAY QUEUE(*)", "DISPLAY TPIPE"}));
 }
 
+TEST(program_test, CommandClientExit1WhenTheBridgeRefuses) {
+  test::temp_dir dir;
+  const std::string path = dir.file("ctl.sock");
+  auto s = control_socket::open(path, [&](std::string_view l) {
+    if (l.rfind("RESET", 0) == 0)
+      return std::vector<std::string>{std::string(msg::IMB2034E) + " RESET TPIPE(CSQ0001S) refused: busy"};
+    return std::vector<std::string>{"TPIPE(CSQ0001S) STATE(ACTIVE)"};
+  });
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  auto refused = run({"--command", path, "RESET TPIPE(CSQ0001S) XCFMNAME(IMSA)"});
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_EQ(refused.out.rfind(std::string(msg::IMB2034E), 0), 0u) << refused.out;
+  auto fine = run({"--command", path, "DISPLAY TPIPE"});
+  EXPECT_EQ(fine.code, 0) << fine.out;
+}
+
 TEST(program_test, CommandClientFailures) {
   test::temp_dir dir;
   auto none = run({"--command", dir.file("none.sock"), "DISPLAY"});
