@@ -79,7 +79,7 @@ Without --config: IVTNO, IVTCV, ECHO, SHOWOTMA, ALTOUT, LTERM IVTNOLT, /SECURE O
 --group and --member given.
 
 Operator console (standard input, one command a line; the answer is printed):
-  IMS commands: /DIS OTMA, /DIS TMEMBER name|ALL [TPIPE name|ALL], /DIS TRAN name|ALL [QCNT],
+  IMS commands: /DIS OTMA, /DIS TMEMBER name|ALL [TPIPE name|ALL], /DIS TRAN name|ALL,
                 /STA|/STO TRAN|TMEMBER|TPIPE ..., /DEQUEUE TMEMBER m TPIPE t PURGE|PURGE1,
                 /EXIT CONV nnnn | TMEMBER m TPIPE t   (IMS accepts the first three letters of a verb)
   FAULT STOP|RESUME|WITHHOLD ACK n|IGNORE ACK n|DUPLICATE OUTPUT n|NAK xxxx|DELAY OUTPUT ms|

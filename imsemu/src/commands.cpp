@@ -297,8 +297,10 @@ std::string member_status(const command_state& s, const std::string& m) {
   return (c != s.clients.end() && c->second.ready) ? "ACCEPT TRAFFIC" : "DISCONNECTED";
 }
 
+// One member's Tpipes. `header`: the column header goes first (once per command: /DIS TMEMBER ALL TPIPE ALL
+// lists every member under one header).
 void display_tpipes(const command_state& s, const std::string& m, const std::vector<std::string>& tpipes,
-                    command_result& r) {
+                    command_result& r, bool header = true) {
   if (!member_known(s, m)) {
     r.lines.push_back(is_invalid(m));
     return;
@@ -315,7 +317,7 @@ void display_tpipes(const command_state& s, const std::string& m, const std::vec
     names = tpipes;
   }
   // spec §2.9 [C] header and member line; [D] the column layout (status at column 49).
-  r.lines.push_back("DFS000I MEMBER/TPIPE  ENQCT  DEQCT  QCT  STATUS");
+  if (header) r.lines.push_back("DFS000I MEMBER/TPIPE  ENQCT  DEQCT  QCT  STATUS");
   r.lines.push_back(rtrim("DFS000I " + pad(m, 41) + member_status(s, m)));
   for (const auto& n : names) {
     auto v = views.find(n);
@@ -398,10 +400,23 @@ void run_display(const command_state& s, const parsed_command& p, command_result
       if (all_param(g->params)) return display_members(s, all_members(s), true, r);
       return display_members(s, g->params, false, r);
     }
-    if (g->params.size() != 1 || all_param(g->params) || t->params.empty())
-      return r.lines.push_back(msg_syntax);
+    if (g->params.size() != 1 || t->params.empty()) return r.lines.push_back(msg_syntax);
     for (const auto& n : t->params)
       if (n.size() > 8) return r.lines.push_back(msg_too_long);
+    if (all_param(g->params)) {
+      // [C: IMS /DISPLAY TMEMBER ALL TPIPE ALL] every client member and its Tpipes, under one header;
+      // [D] a member without Tpipes shows its member line only.
+      if (!all_param(t->params)) return r.lines.push_back(msg_syntax);
+      r.lines.push_back("DFS000I MEMBER/TPIPE  ENQCT  DEQCT  QCT  STATUS");
+      for (const auto& m : all_members(s)) {
+        if (tpipes_of(s, m).empty()) {
+          r.lines.push_back(rtrim("DFS000I " + pad(m, 41) + member_status(s, m)));
+          continue;
+        }
+        display_tpipes(s, m, t->params, r, false);
+      }
+      return;
+    }
     return display_tpipes(s, g->params[0], t->params, r);
   }
   r.lines.push_back(msg_keyword_invalid);

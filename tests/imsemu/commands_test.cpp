@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,31 @@ TEST_F(commands_test, display_tmember_tpipe_names_unknown_tpipes_and_members) {
   EXPECT_EQ(r.lines[3], "DFS000I     NOPE IS INVALID");
   EXPECT_EQ(run("/DIS TMEMBER NOBODY TPIPE ALL").lines, (lines{"DFS000I     NOBODY IS INVALID"}));
   EXPECT_EQ(run("/DIS TMEMBER MQXCF3 TPIPE ALL").lines, (lines{"DFS1268 NO TPIPES ASSOCIATED WITH TMEMBER"}));
+}
+
+TEST_F(commands_test, display_tmember_all_tpipe_all_lists_every_member_under_one_header) {
+  auto r = run("/DIS TMEMBER ALL TPIPE ALL");
+  ASSERT_FALSE(r.lines.empty());
+  EXPECT_EQ(r.lines.front(), "DFS000I MEMBER/TPIPE  ENQCT  DEQCT  QCT  STATUS");
+  EXPECT_EQ(std::count(r.lines.begin(), r.lines.end(), r.lines.front()), 1);
+  const auto has = [&](const std::string& l) {
+    return std::find(r.lines.begin(), r.lines.end(), l) != r.lines.end();
+  };
+  EXPECT_TRUE(has("DFS000I MQXCF1                                   ACCEPT TRAFFIC"));
+  EXPECT_TRUE(has("DFS000I     SYN1             9        7        2 SYN"));
+  EXPECT_TRUE(has("DFS000I MQXCF2                                   DISCONNECTED"));
+  EXPECT_TRUE(has("DFS000I     OLDTP            0        0        0 SYN STO"));
+  // Each Tpipe line follows its own member's line.
+  const auto at = [&](const std::string& l) {
+    return std::find(r.lines.begin(), r.lines.end(), l) - r.lines.begin();
+  };
+  EXPECT_LT(at("DFS000I MQXCF1                                   ACCEPT TRAFFIC"),
+            at("DFS000I     SYN1             9        7        2 SYN"));
+  EXPECT_LT(at("DFS000I MQXCF2                                   DISCONNECTED"),
+            at("DFS000I     OLDTP            0        0        0 SYN STO"));
+  EXPECT_TRUE(r.effects.empty());
+  // ALL members with named Tpipes is not a form IMS takes.
+  EXPECT_EQ(run("/DIS TMEMBER ALL TPIPE SYN1").lines, (lines{"DFS108 COMMAND SYNTAX INVALID"}));
 }
 
 // --- /DIS OTMA, /DIS TMEMBER m|ALL ----------------------------------------------------------------
