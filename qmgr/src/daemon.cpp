@@ -788,7 +788,10 @@ Exit codes: 0; 16 no such queue manager (-m); 20 error.
 std::string status_of(const queue_manager_store& store) {
   if (store.locked_by_other()) {
     const auto pid = read_pid(store);
-    return pid && daemon_alive(*pid, store) ? "Running" : "Ended normally";  // else: runmqsc is editing it
+    // No pid file: runmqsc is editing a stopped queue manager. A pid file whose daemon is gone: it died,
+    // and its lock is not yet released by the kernel (a kill -9 in progress) or runmqsc took it since.
+    if (!pid) return "Ended normally";
+    return daemon_alive(*pid, store) ? "Running" : "Ended unexpectedly";
   }
   std::error_code ec;
   return fs::exists(pid_file(store), ec) ? "Ended unexpectedly" : "Ended normally";
