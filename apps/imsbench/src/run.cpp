@@ -1,8 +1,16 @@
 // imsbench's run: one thread and one queue-manager connection per requester (mqi::connection is one
 // thread's, as an MQI hconn), no sharing while the run goes; statistics merged at the end.
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <fstream>
+#include <iostream>
+#include <mutex>
 #include <ostream>
+#include <random>
 #include <thread>
 
 #include "imsb/core/messages.hpp"
@@ -27,6 +35,37 @@ struct requester {
   std::vector<std::array<std::uint8_t, 24>> unanswered;  // MsgIds of requests without an answer
 };
 
+// What the progress line reads while the run goes: totals, and the latencies of the current second.
+struct live_figures {
+  std::atomic<std::uint64_t> sent{0}, replies{0}, errors{0};
+  std::mutex m;
+  std::vector<double> window;  // latencies since the last progress line
+  bool keep_window = false;    // set before the requesters start: only with a progress line
+  void reply(double ms) {
+    ++replies;
+    if (!keep_window) return;  // else the window would grow all run long, behind a lock every reply
+    const std::lock_guard<std::mutex> lock(m);
+    window.push_back(ms);
+  }
+};
+
+// What every requester shares: the requests (one per workload item, or the one --tran request), the
+// workload (null without one), the clock, the live figures.
+struct shared_run {
+  const options& o;
+  const std::vector<request>& requests;
+  const workload* w;
+  clock::time_point start;
+  clock::time_point deadline;
+  std::atomic<std::uint64_t> issued{0};
+  live_figures live;
+  bool keep_events = false;  // --timeline or --plot: when each request was sent and answered
+  void event(requester_stats& r, double latency_ms, bool error) const {
+    if (keep_events)
+      r.events.push_back({std::chrono::duration<double>(clock::now() - start).count(), latency_ms, error});
+  }
+};
+
 // Codes after which a connection is of no more use: the requester stops [C] MQ reason codes.
 bool connection_gone(std::int32_t rc) {
   return rc == 2009 /* CONNECTION_BROKEN */ || rc == 2018 /* HCONN_ERROR */ ||
@@ -49,24 +88,49 @@ std::string dfs_reply_key(const bytes& data) {
   return "DFS reply";
 }
 
-void run_requester(requester& r, const request& base, const options& o, clock::time_point deadline,
-                   std::atomic<std::uint64_t>& issued) {
-  mq::mqmd md = base.md;
-  md.reply_to_q = r.reply_name;
-  md.reply_to_q.resize(mq::MQ_Q_NAME_LENGTH, ' ');
+void run_requester(requester& r, int index, shared_run& sh) {
+  const options& o = sh.o;
+  // One generator per requester, seeded by --seed and the requester's number: the same draws every run.
+  std::mt19937_64 gen = requester_generator(o.seed, index);
+  std::vector<mq::mqmd> mds;
+  for (const request& q : sh.requests) {
+    mds.push_back(q.md);
+    mds.back().reply_to_q = r.reply_name;
+    mds.back().reply_to_q.resize(mq::MQ_Q_NAME_LENGTH, ' ');
+  }
+  if (sh.w) r.stats.lines.resize(sh.w->items.size());
+  bool first = true;
   while (true) {
-    if (o.count) {
-      if (issued.fetch_add(1) >= *o.count) break;
-    } else if (clock::now() >= deadline) {
-      break;
+    // With --count a request is claimed before the think time (no waiting for a request never sent);
+    // with --duration the think time ends at the deadline, which is looked at after it.
+    if (o.count && sh.issued.fetch_add(1) >= *o.count) break;
+    if (!first && o.think_ms > 0) {
+      const double ms = think_time_ms(o, gen);
+      clock::time_point until = clock::now() + std::chrono::duration_cast<clock::duration>(
+                                                   std::chrono::duration<double, std::milli>(ms));
+      if (!o.count && until > sh.deadline) until = sh.deadline;
+      std::this_thread::sleep_until(until);  // think time is what it measures: a wait, not a poll
     }
+    first = false;
+    if (!o.count && clock::now() >= sh.deadline) break;
+    const std::size_t item = sh.w ? pick(*sh.w, gen() % sh.w->total_weight) : 0;
+    line_stats* line = sh.w ? &r.stats.lines[item] : nullptr;
+    const auto fail = [&](const std::string& key, double ms) {
+      ++r.stats.errors_by_code[key];
+      sh.event(r.stats, ms, true);
+      if (line) ++line->errors;
+      ++sh.live.errors;
+    };
     ++r.stats.requests;
+    if (line) ++line->requests;
     const clock::time_point t0 = clock::now();
-    auto put = r.conn->put(r.bridge_q, md, base.data,
+    if (sh.keep_events) r.stats.sent_s.push_back(std::chrono::duration<double>(t0 - sh.start).count());
+    ++sh.live.sent;
+    auto put = r.conn->put(r.bridge_q, mds[item], sh.requests[item].data,
                            mq::MQPMO_NEW_MSG_ID | mq::MQPMO_NO_SYNCPOINT | mq::MQPMO_FAIL_IF_QUIESCING);
     if (!put) {
       const std::int32_t rc = put.error().code.value();
-      ++r.stats.errors_by_code[mqrc_key(rc)];
+      fail(mqrc_key(rc), 0);
       if (connection_gone(rc)) break;
       continue;
     }
@@ -80,23 +144,89 @@ void run_requester(requester& r, const request& base, const options& o, clock::t
     if (!reply) {
       const std::int32_t rc = reply.error().code.value();
       if (rc == mq::MQRC_NO_MSG_AVAILABLE) {
-        r.unanswered.push_back(put->md.msg_id);  // classified at the end (--dlq)
+        // Counted now in the timeline and the workload line; its key is decided at the end (--dlq).
+        r.unanswered.push_back(put->md.msg_id);
+        sh.event(r.stats, ms, true);
+        if (line) ++line->errors;
+        ++sh.live.errors;
         continue;
       }
-      ++r.stats.errors_by_code[mqrc_key(rc)];
+      fail(mqrc_key(rc), ms);
       if (connection_gone(rc)) break;
       continue;
     }
     if (reply->md.msg_type == mq::MQMT_REPORT || reply->md.feedback != mq::MQFB_NONE) {
-      ++r.stats.errors_by_code[mqfb_key(reply->md.feedback)];
+      fail(mqfb_key(reply->md.feedback), ms);
     } else if (reply->md.put_appl_type == mq::MQAT_IMS_BRIDGE) {
       // IMS refused the request and said why (DFS text after a NAK): an error, not a reply.
-      ++r.stats.errors_by_code[dfs_reply_key(reply->data)];
+      fail(dfs_reply_key(reply->data), ms);
     } else {
       r.stats.latencies_ms.push_back(ms);
+      sh.event(r.stats, ms, false);
+      if (line) line->latencies_ms.push_back(ms);
+      sh.live.reply(ms);
     }
   }
 }
+
+// The progress line once a second until `done`: rewritten in place on a terminal, else one line each.
+class progress_reporter {
+ public:
+  progress_reporter(std::ostream& err, bool in_place, live_figures& live, clock::time_point start)
+      : err_(err), in_place_(in_place), live_(live), start_(start), thread_([this] { loop(); }) {}
+  ~progress_reporter() { stop(); }
+  void stop() {
+    {
+      const std::lock_guard<std::mutex> lock(m_);
+      if (done_) return;
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+    if (in_place_ && printed_) err_ << "\n" << std::flush;
+  }
+
+ private:
+  void loop() {
+    clock::time_point last = start_;
+    std::unique_lock<std::mutex> lock(m_);
+    for (clock::time_point next = start_ + std::chrono::seconds(1);; next += std::chrono::seconds(1)) {
+      if (cv_.wait_until(lock, next, [this] { return done_; })) return;
+      std::vector<double> window;
+      {
+        const std::lock_guard<std::mutex> w(live_.m);
+        window.swap(live_.window);
+      }
+      const clock::time_point now = clock::now();
+      const double interval = std::chrono::duration<double>(now - last).count();
+      last = now;
+      std::sort(window.begin(), window.end());
+      const std::string line = progress_line(std::chrono::duration<double>(now - start_).count(),
+                                             live_.sent.load(), live_.replies.load(), live_.errors.load(),
+                                             interval > 0 ? static_cast<double>(window.size()) / interval : 0,
+                                             percentile(window, 0.5), percentile(window, 0.99));
+      if (in_place_) {
+        err_ << "\r" << line << std::string(line.size() < width_ ? width_ - line.size() : 0, ' ')
+             << std::flush;
+        width_ = std::max(width_, line.size());
+      } else {
+        err_ << line << "\n" << std::flush;
+      }
+      printed_ = true;
+    }
+  }
+
+  std::ostream& err_;
+  bool in_place_;
+  live_figures& live_;
+  clock::time_point start_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  bool printed_ = false;
+  std::size_t width_ = 0;
+  std::thread thread_;  // last: starts when the rest is ready
+};
 
 // A request without an answer: on the dead-letter queue (its MQDLH.Reason), or a timeout.
 void classify_unanswered(requester& r) {
@@ -132,6 +262,41 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   if (o.help) {
     out << usage();
     return 0;
+  }
+  std::optional<workload> w;
+  if (!o.workload.empty()) {
+    auto loaded = load_workload(o.workload);
+    if (!loaded) {
+      err << msg::IMB4945E << " imsbench: workload " << loaded.error().field << ": " << loaded.error().detail
+          << "\n";
+      return 2;
+    }
+    w = std::move(loaded.value());
+    // A captured MQIIH is sent as it is: not what --no-iih asks for.
+    for (const workload_item& item : w->items) {
+      if (o.iih || !item.has_iih) continue;
+      err << msg::IMB4945E << " imsbench: workload " << o.workload << ":" << item.line << ": " << item.label
+          << " starts with an MQIIH, which --no-iih does not send: drop --no-iih, or capture the LLZZ "
+             "segments only\n";
+      return 2;
+    }
+  }
+  // The output files are created before anything is sent, so that a wrong name costs no run.
+  struct output_file {
+    const char* what;
+    std::string path;
+    std::ofstream f;
+  };
+  std::vector<output_file> files;
+  for (const auto& [what, path] : {std::pair<const char*, std::string>{"histogram", o.histogram},
+                                   {"timeline", o.timeline},
+                                   {"plot", o.plot}}) {
+    if (path.empty()) continue;
+    files.push_back({what, path, std::ofstream(path, std::ios::binary | std::ios::trunc)});
+    if (!files.back().f) {
+      err << msg::IMB4946E << " imsbench: cannot create the " << what << " file " << path << "\n";
+      return 2;
+    }
   }
 
   // Connect and open everything before the clock starts.
@@ -188,19 +353,37 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   started_guard.armed = false;  // from here on the run disconnects them itself
 
   // Requests in the queue manager's native encoding and CCSID [D] (ARCHITECTURE.md "Character data":
-  // the bridge converts them for IMS).
-  const request base = build_request(o, mq::MQENC_NATIVE_LINUX_X86, 819);
-  std::atomic<std::uint64_t> issued{0};
+  // the bridge converts them for IMS); captured workload messages as they are.
+  std::vector<request> requests;
+  if (w) {
+    for (const workload_item& item : w->items) requests.push_back(build_request(o, item));
+  } else {
+    requests.push_back(build_request(o, mq::MQENC_NATIVE_LINUX_X86, 819));
+  }
   const clock::time_point start = clock::now();
-  const clock::time_point deadline =
-      start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(o.duration_s));
+  shared_run sh{
+      o,
+      requests,
+      w ? &*w : nullptr,
+      start,
+      start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(o.duration_s)),
+      {},
+      {}};
+  const bool progress = o.progress == progress_mode::on ||
+                        (o.progress == progress_mode::automatic && &err == &std::cerr && ::isatty(2) == 1);
+  const bool in_place = &err == &std::cerr && ::isatty(2) == 1;
+  std::optional<progress_reporter> reporter;
+  sh.live.keep_window = progress;
+  sh.keep_events = !o.timeline.empty() || !o.plot.empty();
+  if (progress) reporter.emplace(err, in_place, sh.live, start);
   std::vector<std::thread> threads;
   threads.reserve(rs.size());
-  for (requester& r : rs) {
-    threads.emplace_back([&r, &base, &o, deadline, &issued] { run_requester(r, base, o, deadline, issued); });
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    threads.emplace_back([&rs, i, &sh] { run_requester(rs[i], static_cast<int>(i), sh); });
   }
   for (std::thread& t : threads) t.join();
   const double elapsed = std::chrono::duration<double>(clock::now() - start).count();
+  if (reporter) reporter->stop();
 
   std::size_t unanswered = 0;
   std::vector<requester_stats> stats;
@@ -211,12 +394,35 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     (void)r.conn->disconnect();
   }
   const summary s = summarize(stats, elapsed);
-  out << render(s, o);
+  const std::vector<line_summary> lines =
+      w ? summarize_lines(stats, w->items.size()) : std::vector<line_summary>{};
+  out << render(s, o, w ? &*w : nullptr, lines);
   if (unanswered > 0) {
     err << msg::IMB4942W << " imsbench: " << unanswered << " request(s) had no reply or report within "
         << o.reply_wait_ms << " ms" << (o.dlq.empty() ? "" : " (the dead-letter queue was searched)") << "\n";
   }
-  return s.errors == 0 ? 0 : 1;
+  bool written = true;
+  if (!files.empty()) {
+    std::vector<double> all;
+    for (const requester_stats& r : stats)
+      all.insert(all.end(), r.latencies_ms.begin(), r.latencies_ms.end());
+    std::sort(all.begin(), all.end());
+    const std::vector<timeline_row> rows = make_timeline(stats, elapsed);
+    for (output_file& f : files) {
+      const std::string what = f.what;
+      f.f << (what == "histogram"  ? histogram_csv(all)
+              : what == "timeline" ? timeline_csv(rows)
+                                   : plot_svg(rows, describe_run(o)));
+      f.f.close();
+      if (!f.f) {
+        err << msg::IMB4946E << " imsbench: cannot write the " << what << " file " << f.path << "\n";
+        written = false;
+      } else {
+        err << msg::IMB4943I << " imsbench: wrote the " << what << " to " << f.path << "\n";
+      }
+    }
+  }
+  return s.errors == 0 && written ? 0 : 1;
 }
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
