@@ -109,8 +109,11 @@ std::string usage() {
     << describe(o, v)
     << "\nOutput: the report (text v1, or JSON format 1) on standard output; progress and messages on\n"
        "standard error. docs/programs/imsbench.md describes every file format.\n"
-       "Exit codes: 0 every request had a normal reply; 1 errors, or no connection, or an output file\n"
-       "could not be written; 2 usage (a bad option, workload file or output file name).\n";
+       "Ctrl-C (SIGINT) or SIGTERM ends the run early: no new requests, the replies still out are waited\n"
+       "for (at most --reply-wait; a second signal stops waiting), then the report and files as usual,\n"
+       "marked interrupted. A signal while the requesters connect stops imsbench without a report (exit 1).\n"
+       "Exit codes: 0 every request had a normal reply (also when interrupted); 1 errors, or no connection,\n"
+       "or an output file could not be written; 2 usage (a bad option, workload file or output file name).\n";
   return s.str();
 }
 
@@ -494,7 +497,10 @@ std::string render(const summary& s, const options& o, const workload* w,
       out << (first ? "" : ",") << json_text(code) << ":" << count;
       first = false;
     }
-    out << "},\"workload\":[";
+    out << "},\"interrupted\":" << (s.interrupted ? "true" : "false")
+        << ",\"signal\":" << (s.interrupted ? json_text(s.signal) : std::string("null"))
+        << ",\"interrupted_at_s\":" << (s.interrupted ? fixed(s.interrupted_at_s, 3) : std::string("null"));
+    out << ",\"workload\":[";
     for (std::size_t i = 0; i < n; ++i) {
       const workload_item& it = w->items[i];
       const line_summary& l = lines[i];
@@ -519,6 +525,22 @@ std::string render(const summary& s, const options& o, const workload* w,
     out << msg::IMB4947I << " imsbench: workload line " << it.line << " weight " << it.weight << " "
         << json_text(it.label) << ": " << l.requests << " requests, " << l.replies << " replies, " << l.errors
         << " errors; latency ms p50 " << fixed(l.p50_ms, 3) << " p99 " << fixed(l.p99_ms, 3) << "\n";
+  }
+  // Last (v1 adds lines only after the existing ones): a run that a signal ended early.
+  if (s.interrupted) {
+    out << msg::IMB4943I << " imsbench: interrupted by " << s.signal << " at " << fixed(s.interrupted_at_s, 2)
+        << " s";
+    if (o.count) {
+      out << ", " << s.requests << " of --count " << *o.count << " requests sent";
+    } else {
+      std::ostringstream d;
+      d << o.duration_s;
+      out << " of --duration " << d.str() << " s";
+    }
+    out << "; no request was sent after it, "
+        << (s.wait_cut_short ? "and a second signal stopped the wait for the replies still out"
+                             : "the replies still out were waited for")
+        << "\n";
   }
   return out.str();
 }

@@ -1,8 +1,13 @@
 // imsbench's run: one thread and one queue-manager connection per requester (mqi::connection is one
 // thread's, as an MQI hconn), no sharing while the run goes; statistics merged at the end.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -33,7 +38,57 @@ struct requester {
   std::string reply_name;
   requester_stats stats;
   std::vector<std::array<std::uint8_t, 24>> unanswered;  // MsgIds of requests without an answer
+  std::vector<std::array<std::uint8_t, 24>> cut_short;   // ... whose wait a second signal stopped
 };
+
+// How long one MQGET waits at most before the requester looks whether a second signal asked it to stop
+// waiting (the connection has no way to cancel a get in progress). A reply that comes is got at once
+// whatever the slice: the slice only bounds how late the requester sees the second signal.
+constexpr std::int32_t get_slice_ms = 250;
+
+// SIGINT/SIGTERM blocked in this thread (and so in every thread it starts) and read through a signalfd, as
+// imsbridge does (bridge/src/program.cpp); the old mask comes back at the end, so that an in-process
+// caller (tests) is left as it was. Without a signalfd the mask is given back at once: the signals then
+// end the program as they always did.
+class stop_signals {
+ public:
+  stop_signals() {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set_, &old_);
+    fd_ = ::signalfd(-1, &set_, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (fd_ < 0) pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  ~stop_signals() {
+    if (fd_ < 0) return;
+    // A signal that came after the run (while the report was written) is answered: the run is over.
+    // Read it here, or unblocking would deliver it and end the process after its report.
+    while (take() != 0) {
+    }
+    ::close(fd_);
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  stop_signals(const stop_signals&) = delete;
+  stop_signals& operator=(const stop_signals&) = delete;
+  int fd() const noexcept { return fd_; }
+  // The signal read, 0 when none is pending (or there is no signalfd).
+  int take() const {
+    if (fd_ < 0) return 0;
+    signalfd_siginfo info{};
+    const ssize_t n = ::read(fd_, &info, sizeof info);
+    return n == static_cast<ssize_t>(sizeof info) ? static_cast<int>(info.ssi_signo) : 0;
+  }
+
+ private:
+  sigset_t set_{};
+  sigset_t old_{};
+  int fd_ = -1;
+};
+
+const char* signal_name(int sig) {
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
 
 // What the progress line reads while the run goes: totals, and the latencies of the current second.
 struct live_figures {
@@ -60,6 +115,18 @@ struct shared_run {
   std::atomic<std::uint64_t> issued{0};
   live_figures live;
   bool keep_events = false;  // --timeline or --plot: when each request was sent and answered
+  // A first SIGINT/SIGTERM: no new requests (a think time ends at once). A second: no more waiting.
+  std::atomic<bool> stopping{false};
+  std::atomic<bool> stop_waiting{false};
+  std::mutex stop_m{};
+  std::condition_variable stop_cv{};
+  void stop() {
+    {
+      const std::lock_guard<std::mutex> lock(stop_m);
+      stopping = true;
+    }
+    stop_cv.notify_all();
+  }
   void event(requester_stats& r, double latency_ms, bool error) const {
     if (keep_events)
       r.events.push_back({std::chrono::duration<double>(clock::now() - start).count(), latency_ms, error});
@@ -102,16 +169,20 @@ void run_requester(requester& r, int index, shared_run& sh) {
   bool first = true;
   while (true) {
     // With --count a request is claimed before the think time (no waiting for a request never sent);
-    // with --duration the think time ends at the deadline, which is looked at after it.
+    // with --duration the think time ends at the deadline, which is looked at after it. A signal ends
+    // the think time at once.
+    if (sh.stopping) break;
     if (o.count && sh.issued.fetch_add(1) >= *o.count) break;
     if (!first && o.think_ms > 0) {
       const double ms = think_time_ms(o, gen);
       clock::time_point until = clock::now() + std::chrono::duration_cast<clock::duration>(
                                                    std::chrono::duration<double, std::milli>(ms));
       if (!o.count && until > sh.deadline) until = sh.deadline;
-      std::this_thread::sleep_until(until);  // think time is what it measures: a wait, not a poll
+      std::unique_lock<std::mutex> lock(sh.stop_m);  // think time is what it measures: a wait, not a poll
+      sh.stop_cv.wait_until(lock, until, [&sh] { return sh.stopping.load(); });
     }
     first = false;
+    if (sh.stopping) break;
     if (!o.count && clock::now() >= sh.deadline) break;
     const std::size_t item = sh.w ? pick(*sh.w, gen() % sh.w->total_weight) : 0;
     line_stats* line = sh.w ? &r.stats.lines[item] : nullptr;
@@ -136,16 +207,32 @@ void run_requester(requester& r, int index, shared_run& sh) {
     }
     mqi::get_request g;
     g.options = mq::MQGMO_WAIT | mq::MQGMO_NO_SYNCPOINT | mq::MQGMO_FAIL_IF_QUIESCING;
-    g.wait_interval_ms = o.reply_wait_ms;
     g.match_options = mq::MQMO_MATCH_CORREL_ID;
     g.correl_id = put->md.msg_id;
+    // --reply-wait in all, in slices of get_slice_ms, until an answer, another error, the end of the
+    // wait, or a second signal.
+    const clock::time_point give_up = clock::now() + std::chrono::milliseconds(o.reply_wait_ms);
+    const auto next_wait = [&] {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(give_up - clock::now()).count();
+      return static_cast<std::int32_t>(std::clamp<long long>(left, 1, get_slice_ms));
+    };
+    g.wait_interval_ms = next_wait();
     auto reply = r.conn->get(r.reply_q, g);
+    bool cut_short = false;
+    while (!reply && reply.error().code.value() == mq::MQRC_NO_MSG_AVAILABLE && clock::now() < give_up) {
+      if (sh.stop_waiting) {
+        cut_short = true;
+        break;
+      }
+      g.wait_interval_ms = next_wait();
+      reply = r.conn->get(r.reply_q, g);
+    }
     const double ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
     if (!reply) {
       const std::int32_t rc = reply.error().code.value();
       if (rc == mq::MQRC_NO_MSG_AVAILABLE) {
         // Counted now in the timeline and the workload line; its key is decided at the end (--dlq).
-        r.unanswered.push_back(put->md.msg_id);
+        (cut_short ? r.cut_short : r.unanswered).push_back(put->md.msg_id);
         sh.event(r.stats, ms, true);
         if (line) ++line->errors;
         ++sh.live.errors;
@@ -183,7 +270,16 @@ class progress_reporter {
     }
     cv_.notify_all();
     thread_.join();
-    if (in_place_ && printed_) err_ << "\n" << std::flush;
+    if (open_) err_ << "\n" << std::flush;  // the report starts on a line of its own
+    open_ = false;
+  }
+  // A message line between two progress lines: after the line shown in place, on a line of its own.
+  void say(const std::string& line) {
+    const std::lock_guard<std::mutex> lock(m_);
+    if (open_) err_ << "\n";
+    err_ << line << "\n" << std::flush;
+    open_ = false;
+    width_ = 0;
   }
 
  private:
@@ -209,10 +305,10 @@ class progress_reporter {
         err_ << "\r" << line << std::string(line.size() < width_ ? width_ - line.size() : 0, ' ')
              << std::flush;
         width_ = std::max(width_, line.size());
+        open_ = true;
       } else {
         err_ << line << "\n" << std::flush;
       }
-      printed_ = true;
     }
   }
 
@@ -223,15 +319,18 @@ class progress_reporter {
   std::mutex m_;
   std::condition_variable cv_;
   bool done_ = false;
-  bool printed_ = false;
+  bool open_ = false;  // a line shown in place, without its newline yet
   std::size_t width_ = 0;
   std::thread thread_;  // last: starts when the rest is ready
 };
 
-// A request without an answer: on the dead-letter queue (its MQDLH.Reason), or a timeout.
+// A request without an answer: on the dead-letter queue (its MQDLH.Reason), or a timeout (or a wait a
+// second signal cut short).
 void classify_unanswered(requester& r) {
-  for (const auto& id : r.unanswered) {
-    std::string key = mqrc_key(mq::MQRC_NO_MSG_AVAILABLE) + " timeout";
+  for (std::size_t i = 0; i < r.unanswered.size() + r.cut_short.size(); ++i) {
+    const bool cut = i >= r.unanswered.size();
+    const auto& id = cut ? r.cut_short[i - r.unanswered.size()] : r.unanswered[i];
+    std::string key = mqrc_key(mq::MQRC_NO_MSG_AVAILABLE) + (cut ? " wait cut short" : " timeout");
     if (r.dlq) {
       mqi::get_request g;
       g.options = mq::MQGMO_BROWSE_FIRST | mq::MQGMO_NO_WAIT;
@@ -299,6 +398,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     }
   }
 
+  // Before the first connection starts a thread (the embedded queue manager's, a client's): from here
+  // SIGINT and SIGTERM are read by this thread alone (the wait loop below), until run returns.
+  const stop_signals signals;
   // Connect and open everything before the clock starts.
   std::vector<requester> rs(static_cast<std::size_t>(o.requesters));
   // When one requester cannot start, those already connected disconnect (MQDISC, not only a dropped
@@ -315,7 +417,16 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         }
     }
   } started_guard{rs};
+  // A signal while the requesters connect: nothing was sent, there is nothing to report.
+  const auto stopped_before_the_run = [&] {
+    const int sig = signals.take();
+    if (sig == 0) return false;
+    err << msg::IMB4944I << " imsbench: " << signal_name(sig)
+        << " while the requesters connected: stopped before the run, nothing was sent\n";
+    return true;
+  };
   for (int i = 0; i < o.requesters; ++i) {
+    if (stopped_before_the_run()) return 1;
     requester& r = rs[static_cast<std::size_t>(i)];
     auto c = connect(o, i);
     if (!c) {
@@ -350,6 +461,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     }
   }
 
+  if (stopped_before_the_run()) return 1;
   started_guard.armed = false;  // from here on the run disconnects them itself
 
   // Requests in the queue manager's native encoding and CCSID [D] (ARCHITECTURE.md "Character data":
@@ -376,30 +488,104 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   sh.live.keep_window = progress;
   sh.keep_events = !o.timeline.empty() || !o.plot.empty();
   if (progress) reporter.emplace(err, in_place, sh.live, start);
+  // Each requester writes a byte here when it has finished: this thread waits for them and for signals.
+  int done_pipe[2] = {-1, -1};
+  if (::pipe2(done_pipe, O_CLOEXEC) != 0) done_pipe[0] = done_pipe[1] = -1;
   std::vector<std::thread> threads;
   threads.reserve(rs.size());
   for (std::size_t i = 0; i < rs.size(); ++i) {
-    threads.emplace_back([&rs, i, &sh] { run_requester(rs[i], static_cast<int>(i), sh); });
+    threads.emplace_back([&rs, i, &sh, fd = done_pipe[1]] {
+      run_requester(rs[i], static_cast<int>(i), sh);
+      const char one = 1;
+      if (fd >= 0) {
+        [[maybe_unused]] const auto ignored = ::write(fd, &one, 1);  // 1 byte, signals blocked: no EINTR
+      }
+    });
+  }
+  const auto say = [&](const std::string& line) {
+    if (reporter) {
+      reporter->say(line);
+    } else {
+      err << line << "\n" << std::flush;
+    }
+  };
+  summary marks;  // what the signals did (interrupted, signal, interrupted_at_s, wait_cut_short)
+  int signals_seen = 0;
+  const auto on_signal = [&](int sig) {
+    const std::uint64_t sent = sh.live.sent, answered = sh.live.replies + sh.live.errors;
+    const std::uint64_t out_now = sent > answered ? sent - answered : 0;
+    if (++signals_seen == 1) {
+      marks.interrupted = true;
+      marks.signal = signal_name(sig);
+      marks.interrupted_at_s = std::chrono::duration<double>(clock::now() - start).count();
+      sh.stop();
+      say(std::string(msg::IMB4944I) + " imsbench: " + marks.signal +
+          ": ending the run early: no new requests; " +
+          (out_now == 0 ? std::string("no reply is still out")
+                        : "waiting at most " + std::to_string(o.reply_wait_ms) + " ms for the " +
+                              std::to_string(out_now) + " repl" + (out_now == 1 ? "y" : "ies") +
+                              " still out (SIGINT or SIGTERM again stops waiting)"));
+    } else if (signals_seen == 2) {
+      marks.wait_cut_short = true;
+      sh.stop_waiting = true;
+      say(std::string(msg::IMB4944I) + " imsbench: " + signal_name(sig) + " again: no more waiting for the " +
+          std::to_string(out_now) + " repl" + (out_now == 1 ? "y" : "ies") + " still out");
+    }
+  };
+  if (done_pipe[0] >= 0) {
+    bool watch_signals = signals.fd() >= 0;
+    for (std::size_t finished = 0; finished < threads.size();) {
+      pollfd fds[2] = {{done_pipe[0], POLLIN, 0}, {signals.fd(), POLLIN, 0}};
+      const int n = ::poll(fds, watch_signals ? 2 : 1, -1);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        break;  // cannot wait here any more: the joins below wait for the requesters
+      }
+      if ((fds[0].revents & POLLIN) != 0) {
+        char buf[256];
+        const ssize_t k = ::read(done_pipe[0], buf, sizeof buf);
+        if (k > 0) finished += static_cast<std::size_t>(k);
+      } else if ((fds[0].revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) {
+        break;
+      }
+      if (watch_signals && (fds[1].revents & POLLIN) != 0) {
+        for (int sig = signals.take(); sig != 0; sig = signals.take()) on_signal(sig);
+      } else if (watch_signals && (fds[1].revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) {
+        watch_signals = false;
+      }
+    }
   }
   for (std::thread& t : threads) t.join();
+  for (int fd : done_pipe)
+    if (fd >= 0) ::close(fd);
   const double elapsed = std::chrono::duration<double>(clock::now() - start).count();
   if (reporter) reporter->stop();
 
-  std::size_t unanswered = 0;
+  std::size_t unanswered = 0, cut_short = 0;
   std::vector<requester_stats> stats;
   for (requester& r : rs) {
     unanswered += r.unanswered.size();
+    cut_short += r.cut_short.size();
     classify_unanswered(r);
     stats.push_back(std::move(r.stats));
     (void)r.conn->disconnect();
   }
-  const summary s = summarize(stats, elapsed);
+  summary s = summarize(stats, elapsed);
+  s.interrupted = marks.interrupted;
+  s.signal = marks.signal;
+  s.interrupted_at_s = marks.interrupted_at_s;
+  s.wait_cut_short = marks.wait_cut_short;
   const std::vector<line_summary> lines =
       w ? summarize_lines(stats, w->items.size()) : std::vector<line_summary>{};
   out << render(s, o, w ? &*w : nullptr, lines);
   if (unanswered > 0) {
     err << msg::IMB4942W << " imsbench: " << unanswered << " request(s) had no reply or report within "
         << o.reply_wait_ms << " ms" << (o.dlq.empty() ? "" : " (the dead-letter queue was searched)") << "\n";
+  }
+  if (cut_short > 0) {
+    err << msg::IMB4942W << " imsbench: " << cut_short
+        << " request(s) had no reply or report when a second signal stopped the wait"
+        << (o.dlq.empty() ? "" : " (the dead-letter queue was searched)") << "\n";
   }
   bool written = true;
   if (!files.empty()) {

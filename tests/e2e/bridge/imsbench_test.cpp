@@ -2,7 +2,7 @@
 // requesters over M bridge queues, CM0 persistent and CM1, each request answered once; the JSON summary
 // counts them, and the depth of the queues afterwards shows nothing was left behind or dead-lettered.
 // Issue 8: the example workload with think time, and the histogram, timeline and plot files agree with
-// the report.
+// the report; SIGINT or SIGTERM ends a long run early and the report still comes, marked interrupted.
 
 #include <gtest/gtest.h>
 
@@ -129,6 +129,67 @@ TEST_P(imsbench_e2e, WorkloadThinkTimeAndFilesAgreeWithTheReport) {
   // Standard error: the files written; progress lines only once a second has gone by.
   EXPECT_NE(r.err.find("IMB4943I imsbench: wrote the plot"), std::string::npos) << r.err;
   EXPECT_EQ(rig.depth(dead_q), 0);
+}
+
+// A -d 30 run that SIGINT (Ctrl-C) or SIGTERM ends after its first progress line (about 1 s): imsbench
+// exits within a few seconds with 0, its JSON report says interrupted, every request sent is answered or
+// counted as an error, and the histogram counts every reply.
+void interrupted_run(bridge_rig& rig, int sig, const char* name) {
+  const std::string out = rig.dir.file(std::string("int-") + name + ".out"),
+                    err = rig.dir.file(std::string("int-") + name + ".err"),
+                    h = rig.dir.file(std::string("int-") + name + "-h.csv");
+  std::string cmd = "exec env -u MQSERVER " + rig.env() + " " + sh_quote(IMSB_IMSBENCH);
+  for (const std::string& a :
+       {std::string("--prefix"), rig.prefix(), std::string("-m"), std::string(qm_name), std::string("-q"),
+        std::string(bridge_q), std::string("-q"), std::string(bridge_q2), std::string("-r"),
+        std::string(reply_q), std::string("-n"), std::string("3"), std::string("-d"), std::string("30"),
+        std::string("--progress"), std::string("--json"), std::string("--histogram"), h})
+    cmd += " " + sh_quote(a);
+  cmd += " <" + sh_quote("/dev/null") + " >" + sh_quote(out) + " 2>" + sh_quote(err);
+  // exec (sh) and env both exec: the child's pid is imsbench's, so the signal reaches it.
+  child_process bench("/bin/sh", {"-c", cmd});
+  ASSERT_TRUE(bridge_rig::wait_text([&] { return read_file(err); }, "IMB4944I"))
+      << read_file(err) << rig.logs();
+  ASSERT_TRUE(bench.signal(sig));
+  const auto sent = std::chrono::steady_clock::now();
+  const auto status = bench.wait_exit(std::chrono::milliseconds(10000));
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  ASSERT_TRUE(status.has_value()) << name << ": still running 10 s after the signal\n" << read_file(err);
+  ASSERT_TRUE(WIFEXITED(*status)) << name << ": ended by a signal, status " << *status << "\n"
+                                  << read_file(err);
+  const std::string j = read_file(out), e = read_file(err);
+  EXPECT_EQ(WEXITSTATUS(*status), 0) << name << "\n" << j << e << rig.logs();
+  EXPECT_LT(took, 5.0) << name << "\n" << e;
+  EXPECT_NE(j.find("\"interrupted\":true,\"signal\":\"" + std::string(name) + "\""), std::string::npos) << j;
+  const long requests = json_int(j, "requests"), replies = json_int(j, "replies"),
+             errors = json_int(j, "errors");
+  EXPECT_GT(requests, 0) << j;
+  EXPECT_EQ(requests, replies + errors) << j;
+  EXPECT_EQ(errors, 0) << j;
+  long hist = 0;
+  for (const auto& row : csv_rows(read_file(h))) hist += std::stol(row.at(1));
+  EXPECT_EQ(hist, replies) << read_file(h);
+  EXPECT_NE(e.find("IMB4944I imsbench: " + std::string(name) + ": ending the run early"), std::string::npos)
+      << e;
+  EXPECT_NE(e.find("IMB4943I imsbench: wrote the histogram"), std::string::npos) << e;
+  // Nothing left behind: every reply was taken, no request waits on a bridge queue.
+  EXPECT_EQ(rig.depth(reply_q), 0) << name;
+  EXPECT_EQ(rig.depth(bridge_q), 0) << name;
+  EXPECT_EQ(rig.depth(bridge_q2), 0) << name;
+}
+
+TEST_P(imsbench_e2e, SigintEndsTheRunEarlyWithItsReport) {
+  bridge_rig rig(GetParam());
+  const std::string failed = rig.start();
+  ASSERT_EQ(failed, "") << failed;
+  interrupted_run(rig, SIGINT, "SIGINT");
+}
+
+TEST_P(imsbench_e2e, SigtermEndsTheRunEarlyWithItsReport) {
+  bridge_rig rig(GetParam());
+  const std::string failed = rig.start();
+  ASSERT_EQ(failed, "") << failed;
+  interrupted_run(rig, SIGTERM, "SIGTERM");
 }
 
 INSTANTIATE_TEST_SUITE_P(modes, imsbench_e2e, ::testing::Values(qm_mode::embedded, qm_mode::client),

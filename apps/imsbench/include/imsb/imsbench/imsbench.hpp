@@ -21,8 +21,13 @@
 // answer within --reply-wait is MQRC_NO_MSG_AVAILABLE (2033), unless --dlq names the dead-letter queue and
 // the request is found there (by MsgId), when it counts as the MQDLH's Reason.
 //
-// Exit codes: 0 every request had a normal reply; 1 some errors (or the connection failed, IMB4941E);
-// 2 usage (IMB4940E).
+// SIGINT or SIGTERM (Ctrl-C) ends the run early: no new request is sent, the replies still out are waited
+// for (at most --reply-wait; a second signal stops that wait), then the report and the files are written
+// as at a normal end, marked interrupted. One signal before the run starts (while the requesters
+// connect) stops imsbench without a report (exit code 1).
+//
+// Exit codes: 0 every request had a normal reply (also when interrupted); 1 some errors (or the connection
+// failed, IMB4941E; or a signal before the run started); 2 usage (IMB4940E).
 
 #include <chrono>
 #include <cstdint>
@@ -154,6 +159,12 @@ struct summary {
   double tps = 0;  // normal replies per second
   double p50_ms = 0, p99_ms = 0, p999_ms = 0, max_ms = 0, mean_ms = 0;
   std::map<std::string, std::uint64_t> errors_by_code;  // "MQFB_IIH_ERROR (296)" → count
+  // Ended early by SIGINT or SIGTERM (not set by summarize: the run fills these in).
+  bool interrupted = false;
+  std::string signal;                // "SIGINT" or "SIGTERM"
+  double interrupted_at_s = 0;       // when the first signal came, from the start of the run
+  std::uint64_t sent_at_signal = 0;  // requests sent by then
+  bool wait_cut_short = false;       // a second signal stopped the wait for the replies still out
 };
 
 // Per workload line.
@@ -221,8 +232,9 @@ std::string mqrc_key(std::int32_t rc);
 std::string mqfb_key(std::int32_t fb);
 
 // The report, format v1: "IMB4943I imsbench report v1", the summary line, one IMB4943I line per error
-// code, one IMB4947I line per workload line; with json one JSON object ("format":1, the options under
-// "options") and a newline.
+// code, one IMB4947I line per workload line, and when interrupted one IMB4943I "interrupted by SIG..." line;
+// with json one JSON object ("format":1, "interrupted", "signal" and "interrupted_at_s" after
+// "errors_by_code", the options under "options") and a newline.
 std::string render(const summary& s, const options& o, const workload* w = nullptr,
                    const std::vector<line_summary>& lines = {});
 // A short description of the run (the summary line's start, the plot's title).
@@ -232,6 +244,11 @@ std::string describe_run(const options& o);
 using connector = std::function<result<std::unique_ptr<mqi::connection>>(const options& o, int index)>;
 
 // With the connections made by `connect` (tests pass a fake or an in-process queue manager).
+// From before the first connection to the end, SIGINT and SIGTERM are blocked in the calling thread (and so
+// in every thread the run starts, the embedded queue manager's included) and read through a signalfd; the
+// caller's signal mask comes back before run returns, and a signal that came too late to count is
+// dropped. An in-process caller with other threads of its own must block them there too, else the
+// signal goes to one of those threads.
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, const connector& connect);
 // As the program runs it: qmgr::connect.
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
