@@ -748,7 +748,9 @@ int endmqm_body(const std::vector<std::string>& args, std::ostream& out, std::os
   if (!pid || !daemon_alive(*pid, *store)) {
     say(err, msg::IMB1225E,
         "Queue manager " + qname(store->name()) + " is locked but " + pid_file(*store).string() +
-            " names no running daemon: runmqsc may be editing its objects. Nothing was done.");
+            " names no running daemon: runmqsc may be editing its objects, or a program runs it inside "
+            "itself (imsbridge with qmgr.connect=local:QM, mqput/mqget --local): end that program. "
+            "Nothing was done.");
     return exit_code::error;
   }
   const bool immediate = vm["immediate"].as<bool>();
