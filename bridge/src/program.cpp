@@ -6,7 +6,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -28,6 +27,7 @@
 #include "imsb/bridge/control.hpp"
 #include "imsb/bridge/engine.hpp"
 #include "imsb/core/messages.hpp"
+#include "imsb/transport/stop_signals.hpp"
 #include "imsb/transport/tcp_xcf.hpp"
 #include "imsb/transport/utoken.hpp"
 
@@ -101,42 +101,7 @@ class console_out {
   std::ostream& out_;
 };
 
-// SIGINT/SIGTERM blocked in this thread (and so in every thread it starts) and read through a signalfd;
-// the old mask comes back at the end, so that an in-process caller (tests) is left as it was.
-class stop_signals {
- public:
-  stop_signals() {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGINT);
-    sigaddset(&set_, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set_, &old_);
-    fd_ = ::signalfd(-1, &set_, SFD_CLOEXEC | SFD_NONBLOCK);
-  }
-  ~stop_signals() {
-    // A second SIGTERM that came while the bridge quiesced is already answered (it is stopping): read it
-    // here, or unblocking would deliver it and the process would end with 143 after its clean stop.
-    if (fd_ >= 0) {
-      while (take() != 0) {
-      }
-      ::close(fd_);
-    }
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  stop_signals(const stop_signals&) = delete;
-  stop_signals& operator=(const stop_signals&) = delete;
-  int fd() const noexcept { return fd_; }
-  // The signal read, 0 when none is pending.
-  int take() const {
-    signalfd_siginfo info{};
-    const ssize_t n = ::read(fd_, &info, sizeof info);
-    return n == static_cast<ssize_t>(sizeof info) ? static_cast<int>(info.ssi_signo) : 0;
-  }
-
- private:
-  sigset_t set_{};
-  sigset_t old_{};
-  int fd_ = -1;
-};
+using transport::stop_signals;  // SIGINT/SIGTERM read through a signalfd (transport/stop_signals.hpp)
 
 std::string trim(std::string line) {
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -24,6 +23,7 @@
 #include "imsb/mq/constants.hpp"
 #include "imsb/mq/mqdlh.hpp"
 #include "imsb/qmgr/connect.hpp"
+#include "imsb/transport/stop_signals.hpp"
 
 namespace imsb::imsbench {
 namespace {
@@ -46,45 +46,7 @@ struct requester {
 // whatever the slice: the slice only bounds how late the requester sees the second signal.
 constexpr std::int32_t get_slice_ms = 250;
 
-// SIGINT/SIGTERM blocked in this thread (and so in every thread it starts) and read through a signalfd, as
-// imsbridge does (bridge/src/program.cpp); the old mask comes back at the end, so that an in-process
-// caller (tests) is left as it was. Without a signalfd the mask is given back at once: the signals then
-// end the program as they always did.
-class stop_signals {
- public:
-  stop_signals() {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGINT);
-    sigaddset(&set_, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set_, &old_);
-    fd_ = ::signalfd(-1, &set_, SFD_CLOEXEC | SFD_NONBLOCK);
-    if (fd_ < 0) pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  ~stop_signals() {
-    if (fd_ < 0) return;
-    // A signal that came after the run (while the report was written) is answered: the run is over.
-    // Read it here, or unblocking would deliver it and end the process after its report.
-    while (take() != 0) {
-    }
-    ::close(fd_);
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  stop_signals(const stop_signals&) = delete;
-  stop_signals& operator=(const stop_signals&) = delete;
-  int fd() const noexcept { return fd_; }
-  // The signal read, 0 when none is pending (or there is no signalfd).
-  int take() const {
-    if (fd_ < 0) return 0;
-    signalfd_siginfo info{};
-    const ssize_t n = ::read(fd_, &info, sizeof info);
-    return n == static_cast<ssize_t>(sizeof info) ? static_cast<int>(info.ssi_signo) : 0;
-  }
-
- private:
-  sigset_t set_{};
-  sigset_t old_{};
-  int fd_ = -1;
-};
+using transport::stop_signals;  // SIGINT/SIGTERM read through a signalfd (transport/stop_signals.hpp)
 
 const char* signal_name(int sig) {
   return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
