@@ -896,8 +896,17 @@ void partner::handle(partner_event& e) {
       return;
     }
     case partner_event::kind::unknown_tpipe: {
-      eng.console("IMB2021W Partner " + group + "." + member + " does not know Tpipe " + e.tpipe +
-                  " (IMS cold start): sequence numbers reset, the message in flight is sent again");
+      // Said only when the cold start loses something: a Tpipe at 0/0 with nothing in flight (one that
+      // never carried a message, or none since the last cold start) is not listed by IMS at any bid.
+      const detail::tpipe_records rec = eng.records.get(detail::record_cache::key(group, member, e.tpipe));
+      if (rec.send != 0 || rec.receive != 0 || rec.in_flight) {
+        eng.console("IMB2021W Partner " + group + "." + member + " does not know Tpipe " + e.tpipe +
+                    " (IMS cold start): sequence numbers reset (were send " + std::to_string(rec.send) +
+                    ", receive " + std::to_string(rec.receive) +
+                    (rec.in_flight ? ", in flight " + std::to_string(*rec.in_flight) +
+                                         "), the message in flight is sent again as input 1"
+                                   : std::string(")")));
+      }
       // The receive side's number: reset here, on the receive connection. Until that is durable no output
       // of the Tpipe is ACKed: outputs 1..old would be taken for duplicates (review #5).
       receive_reset_pending.insert(e.tpipe);
