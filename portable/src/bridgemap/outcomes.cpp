@@ -46,7 +46,8 @@ const std::vector<table_row> rows = {
      "[D] emulator code: lowercase or reserved name"},
     // Resources [I] spec/mq.md §5.12: back out, pause the partner, retry with capped back-off.
     {s::flood, "OTMA_SENSE_FLOOD", outcome::resources, "—", "IMB2019W",
-     "[C] DFS1989E flood: backed out, the partner pauses (IMB2011W); IMB2003E when the retries run out"},
+     "[C] DFS1989E flood: backed out, the partner pauses (IMB2019W says how long); IMB2003E when the "
+     "retries run out"},
     {s::rrs_not_enabled, "OTMA_SENSE_RRS_NOT_ENABLED", outcome::resources, "—", "IMB2019W",
      "[C] IMS is not enabled for RRS: backed out and retried; IMB2003E when the retries run out"},
     {s::syncpt_not_supported, "OTMA_SENSE_SYNCPT_NOT_SUPPORTED", outcome::resources, "—", "IMB2019W",
