@@ -836,16 +836,17 @@ int dspmq_body(const std::vector<std::string>& args, std::ostream& out, std::ost
 // ------------------------------------------------------------------------------------------------------
 // runmqlsr
 
-const char* const runmqlsr_usage = R"(Usage: runmqlsr -m QM -t TCP -p PORT [--address ADDR] [--prefix DIR]
-A TCP listener for the running queue manager QM: the daemon listens on PORT (DEFINE LISTENER(RUNMQLSR.PORT)
-and START LISTENER through the bindings connection) until runmqlsr ends (SIGTERM, SIGINT) or the queue
-manager ends; then the listener is stopped. --address: a host name or an IP address to listen on.
+const char* const runmqlsr_usage = R"(Usage: runmqlsr [-m QM] -t TCP -p PORT [--address ADDR] [--prefix DIR]
+A TCP listener for the running queue manager QM (without -m: the prefix's only one): the daemon listens
+on PORT (DEFINE LISTENER(RUNMQLSR.PORT) and START LISTENER through the bindings connection) until runmqlsr
+ends (SIGTERM, SIGINT) or the queue manager ends; then the listener is stopped. --address: a host name or
+an IP address to listen on.
 TLS: the listener uses the daemon's TLS settings (strmqm --ini: TLS.CertFile= ...), which apply to all
 its listeners; there is no per-listener TLS.
 )";
 
 const char* const runmqlsr_exits = R"(
-Exit codes: 0 ended; 20 error (IMB1230E, IMB1236E).
+Exit codes: 0 ended; 16 no such queue manager (IMB1158E); 20 error (IMB1230E, IMB1236E).
 )";
 
 std::string mqsc_text(const mqi::mqsc_reply& r) {
