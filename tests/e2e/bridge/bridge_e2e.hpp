@@ -411,6 +411,18 @@ class bridge_rig {
     (void)qm().close(h->handle);
     return st ? st->current_depth : -1;
   }
+  // The depth of `queue` as soon as it is `want`, else as it is after `wait`. A CM0 request leaves its
+  // bridge queue in the worker's unit of work at IMS's ACK (ARCHITECTURE.md step 5) and its reply is put in
+  // the partner's at the output (step 6): a reply can be seen a moment before its request is gone.
+  std::int32_t depth_when(const std::string& queue, std::int32_t want,
+                          std::chrono::milliseconds wait = std::chrono::milliseconds(5000)) {
+    const auto until = std::chrono::steady_clock::now() + wait;
+    for (;;) {
+      const std::int32_t d = depth(queue);
+      if (d == want || std::chrono::steady_clock::now() >= until) return d;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
 
   // imsreq as a process against QM1 (bindings), with -m/-q/-r given unless in `args`.
   ran imsreq(const std::vector<std::string>& args) { return run(IMSB_IMSREQ, args, {}, false); }

@@ -188,7 +188,7 @@ TEST_F(coldstart, RequestInFlightIsSentAgainOnce) {
   EXPECT_EQ(rtrim(r.segments.front().substr(0, 40)), "ENTRY WAS ADDED");
   EXPECT_TRUE(wait_tpipe("CSQ0001S", numbers("1", "1"))) << tpipe_line("CSQ0001S");
   EXPECT_FALSE(rig_->get(reply_q, id, milliseconds(500))) << "a second reply";
-  EXPECT_EQ(rig_->depth(bridge_q), 0);
+  EXPECT_EQ(rig_->depth_when(bridge_q, 0), 0);
   EXPECT_EQ(rig_->depth(dead_q), 0);
   // And the Tpipe runs on.
   EXPECT_EQ(send_cm0(ivtno("DISPLAY", "INFLIGHT")), "ENTRY WAS DISPLAYED");

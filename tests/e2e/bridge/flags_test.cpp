@@ -77,7 +77,7 @@ TEST_F(flags, Cm0RequestResponseGivesDfs2082) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->segments, std::vector<std::string>{"ECHO AFTER SILENT"});
   EXPECT_FALSE(rig_->get(reply_q, silent, milliseconds(300))) << "a reply without CM0_REQUEST_RESPONSE";
-  EXPECT_EQ(rig_->depth(bridge_q), 0);
+  EXPECT_EQ(rig_->depth_when(bridge_q, 0), 0);
   EXPECT_EQ(rig_->depth(dead_q), 0);
 
   // On CM1 the flag means nothing more: IMS sends DFS2082 for response mode anyway (spec/otma-xcf.md §2.4).

@@ -50,8 +50,8 @@ TEST_P(imsbench_e2e, RequestersOverQueuesAllAnswered) {
     EXPECT_EQ(json_int(r.out, "queues"), 2) << r.out;
     // Every reply was taken, no request is left on a bridge queue, nothing was dead-lettered.
     EXPECT_EQ(rig.depth(reply_q), 0) << s.what;
-    EXPECT_EQ(rig.depth(bridge_q), 0) << s.what;
-    EXPECT_EQ(rig.depth(bridge_q2), 0) << s.what;
+    EXPECT_EQ(rig.depth_when(bridge_q, 0), 0) << s.what;
+    EXPECT_EQ(rig.depth_when(bridge_q2, 0), 0) << s.what;
     EXPECT_EQ(rig.depth(dead_q), 0) << s.what;
   }
 }
@@ -174,8 +174,8 @@ void interrupted_run(bridge_rig& rig, int sig, const char* name) {
   EXPECT_NE(e.find("IMB4943I imsbench: wrote the histogram"), std::string::npos) << e;
   // Nothing left behind: every reply was taken, no request waits on a bridge queue.
   EXPECT_EQ(rig.depth(reply_q), 0) << name;
-  EXPECT_EQ(rig.depth(bridge_q), 0) << name;
-  EXPECT_EQ(rig.depth(bridge_q2), 0) << name;
+  EXPECT_EQ(rig.depth_when(bridge_q, 0), 0) << name;
+  EXPECT_EQ(rig.depth_when(bridge_q2, 0), 0) << name;
 }
 
 TEST_P(imsbench_e2e, SigintEndsTheRunEarlyWithItsReport) {

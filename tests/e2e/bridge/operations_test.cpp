@@ -144,7 +144,7 @@ TEST_F(operations, Cm1SeveralInFlight) {
   }
   // One reply each, nothing left over.
   EXPECT_EQ(rig_->depth(reply_q), 0);
-  EXPECT_EQ(rig_->depth(bridge_q), 0);
+  EXPECT_EQ(rig_->depth_when(bridge_q, 0), 0);
   EXPECT_EQ(rig_->depth(dead_q), 0);
   EXPECT_TRUE(wait_command([](const auto& l) { return field_number(l, "OUTSTANDING") == 0; },
                            "DISPLAY TPIPE(CSQ0001N)"))

@@ -81,7 +81,7 @@ TEST_F(passticket, UsedTwiceSecondRefused298) {
   auto dlh = mq::decode_mqdlh(dl->data, dl->md.encoding, dl->md.coded_char_set_id);
   ASSERT_TRUE(dlh) << dlh.error().to_string();
   EXPECT_EQ(dlh->reason, mq::MQFB_NOT_AUTHORIZED_FOR_IMS);
-  EXPECT_EQ(rig_->depth(bridge_q), 0);
+  EXPECT_EQ(rig_->depth_when(bridge_q, 0), 0);
   EXPECT_FALSE(contains(rig_->bridge_log(), *ticket)) << "the bridge logged the ticket";
 
   // Another ticket (tickets go by the minute: this one made a minute ago) still works: the refusal was

@@ -147,7 +147,7 @@ TEST_P(reset_tpipe, BackoutSendsTheRequestAgain) {
   ASSERT_TRUE(m) << "the backed-out request was not sent again";
   EXPECT_EQ(bridge::decode_imsreq_reply(*m).segments,
             std::vector<std::string>{"ECHO BACKED OUT BY OPERATOR"});
-  EXPECT_EQ(rig_->depth(bridge_q), 0);
+  EXPECT_EQ(rig_->depth_when(bridge_q, 0), 0);
   EXPECT_EQ(rig_->depth(dead_q), 0);
   EXPECT_TRUE(wait_tpipe([](const std::string& l) {
     return contains(l, "STATE(ACTIVE)") && field(l, "INFLIGHT") == "NONE" && field(l, "SENDSEQ") == "2" &&

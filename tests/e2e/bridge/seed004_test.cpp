@@ -172,7 +172,7 @@ TEST_P(seed004, LtermAsTrancodeGetsDfs1288e) {
   ASSERT_TRUE(r);
   EXPECT_TRUE(contains(joined(r->segments) + r->raw_text, "DFS1288E")) << joined(r->segments) << r->raw_text;
   EXPECT_EQ(rig_->depth(dead_q), 0);
-  EXPECT_EQ(rig_->depth(bridge_q), 0);
+  EXPECT_EQ(rig_->depth_when(bridge_q, 0), 0);
 }
 
 // An IMS command returns its output as the reply (spec/mq.md §5.7).
