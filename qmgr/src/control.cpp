@@ -134,7 +134,8 @@ objects::exec_context now_context() {
   std::strftime(time, sizeof time, "%H.%M.%S", &tm);
   ctx.date = date;
   ctx.time = time;
-  ctx.qmgr_running = false;  // the control commands edit a stopped queue manager (issue 4)
+  ctx.qmgr_running = false;    // the control commands edit a stopped queue manager (issue 4)
+  ctx.messages_unseen = true;  // ... whose messages are not loaded: no DELETE QLOCAL [D]
   return ctx;
 }
 

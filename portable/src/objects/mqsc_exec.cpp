@@ -567,9 +567,16 @@ std::string_view authrec_objtype(object_family family) {
   }
 }
 
-exec_outcome delete_object(object_catalog& catalog, const command& cmd, object_type type) {
+exec_outcome delete_object(object_catalog& catalog, const command& cmd, object_type type,
+                           const exec_context& ctx) {
   const object_record* existing = nullptr;
   if (auto f = find_typed(catalog, cmd, type, existing)) return *f;
+  if (type == object_type::qlocal && ctx.messages_unseen)
+    return failure(exec_status::failed,
+                   line("IMB1049E", cmd,
+                        "queue manager not running: DELETE QLOCAL needs a running queue manager, the only "
+                        "one that knows whether the queue holds messages (without PURGE one that does is "
+                        "kept: MQRC_Q_NOT_EMPTY 2055); start it with strmqm and run the command again"));
   change_set cs;
   if (auto f = read_parameters(catalog, cmd, type, "", verb_kind::del, cs)) return *f;
   const std::string name = existing->name;
@@ -1168,7 +1175,7 @@ exec_outcome execute(object_catalog& catalog, const mqsc::command& cmd, const ex
                    line("IMB1050E", cmd, mqsc::unsupported_reason(cmd.verb, cmd.object_type)));
   if (cmd.verb == "DEFINE") return define_object(catalog, cmd, *type, ctx);
   if (cmd.verb == "ALTER") return alter_object(catalog, cmd, *type, ctx);
-  if (cmd.verb == "DELETE") return delete_object(catalog, cmd, *type);
+  if (cmd.verb == "DELETE") return delete_object(catalog, cmd, *type, ctx);
   if (cmd.verb == "DISPLAY") return display_objects(catalog, cmd, {*type});
   return failure(exec_status::unsupported,
                  line("IMB1050E", cmd, mqsc::unsupported_reason(cmd.verb, cmd.object_type)));

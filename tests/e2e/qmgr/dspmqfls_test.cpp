@@ -3,6 +3,7 @@
 // valid file names or that collide by case; real ↔ transformed both ways after a restart.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <set>
@@ -178,7 +179,18 @@ TEST_F(FileNamesE2e, FatProfileTruncatesAndSurvivesRestart) {
 
   // "Restart": new objects in a new runmqsc, then new dspmqfls processes: old names keep their files,
   // and every file name maps back to its real name (also through the store, as a queue manager reads it).
-  mqsc("QMFAT", "DEFINE QLOCAL(LONG.QUEUE.NAME.THREE)\nDELETE QLOCAL(LONG.QUEUE.NAME.ONE)\n");
+  mqsc("QMFAT", "DEFINE QLOCAL(LONG.QUEUE.NAME.THREE)\n");
+  // DELETE QLOCAL needs the queue manager running (IMB1049E on a stopped one: only a running one knows
+  // whether the queue holds messages): started for it, then ended again.
+  EXPECT_TRUE(contains(mqsc("QMFAT", "DELETE QLOCAL(LONG.QUEUE.NAME.ONE)\n", 10).out, "IMB1049E"));
+  ASSERT_EQ(::mkdir(file("run").c_str(), 0700), 0);
+  const std::string env = "IMSBRIDGE_RUNTIME_DIR=" + sh_quote(file("run"));
+  ran r = run(IMSB_STRMQM, with_prefix({"QMFAT"}), {}, env);
+  ASSERT_EQ(r.code, 0) << r.both();
+  r = run(IMSB_RUNMQSC, with_prefix({"QMFAT"}), "DELETE QLOCAL(LONG.QUEUE.NAME.ONE)\n", env);
+  EXPECT_EQ(r.code, 0) << r.both();
+  r = run(IMSB_ENDMQM, with_prefix({"-w", "QMFAT"}), {}, env);
+  ASSERT_EQ(r.code, 0) << r.both();
   const auto cat = load("QMFAT");
   for (std::size_t i = 1; i < generated.size(); ++i) {
     const auto& [real, file_name] = generated[i];

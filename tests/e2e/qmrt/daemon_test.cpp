@@ -192,6 +192,40 @@ TEST_F(qmrt, start_display_refuse_second_start_runmqsc_put_get_end) {
   EXPECT_TRUE(contains(shown_q.out, "APP.Q")) << shown_q.both();
 }
 
+// DELETE QLOCAL on a stopped queue manager (runmqsc edits the catalog itself) is refused with IMB1049E:
+// its messages are in the recovery log, not loaded. Before, the queue went with its persistent message
+// still in the log, and a DEFINE of the same name brought that message back at the next start.
+TEST_F(qmrt, delete_qlocal_needs_the_running_queue_manager) {
+  strmqm_ok();
+  define_queue("DEFINE QLOCAL(APP.KEEP) DEFPSIST(YES)\n");
+  const std::string id = put({"APP.KEEP", "keep me"});
+  ASSERT_EQ(run(IMSB_ENDMQM, {"QM1"}).code, 0);
+
+  ran r = run(IMSB_RUNMQSC, {"QM1"}, "DELETE QLOCAL(APP.KEEP)\n");
+  EXPECT_EQ(r.code, 10) << r.both();
+  EXPECT_TRUE(contains(r.out, "IMB1049E")) << r.both();
+  r = run(IMSB_RUNMQSC, {"QM1"}, "DELETE QLOCAL(APP.KEEP) PURGE\n");
+  EXPECT_EQ(r.code, 10) << r.both();
+  EXPECT_TRUE(contains(r.out, "IMB1049E")) << r.both();
+  // A queue that does not exist is still "not found"; other objects are still deleted while stopped.
+  r = run(IMSB_RUNMQSC, {"QM1"}, "DELETE QLOCAL(NO.SUCH.Q)\n");
+  EXPECT_TRUE(contains(r.out, "IMB1044E")) << r.both();
+  r = run(IMSB_RUNMQSC, {"QM1"}, "DEFINE QALIAS(APP.ALIAS) TARGET(APP.KEEP)\nDELETE QALIAS(APP.ALIAS)\n");
+  EXPECT_EQ(r.code, 0) << r.both();
+
+  // Running: the queue and its message are there; without PURGE the queue is kept (MQRC 2055).
+  strmqm_ok();
+  r = run(IMSB_RUNMQSC, {"QM1"}, "DELETE QLOCAL(APP.KEEP)\n");
+  EXPECT_EQ(r.code, 10) << r.both();
+  EXPECT_TRUE(contains(r.out, "IMB1183E")) << r.both();
+  r = run(IMSB_MQGET, {"--json", "APP.KEEP"});
+  ASSERT_EQ(r.code, 0) << r.both();
+  EXPECT_EQ(json_text(r.out, "msgid"), id);
+  r = run(IMSB_RUNMQSC, {"QM1"}, "DELETE QLOCAL(APP.KEEP)\n");
+  EXPECT_EQ(r.code, 0) << r.both();
+  ASSERT_EQ(run(IMSB_ENDMQM, {"QM1"}).code, 0);
+}
+
 TEST_F(qmrt, mqput_mqget_round_trips) {
   strmqm_ok();
   define_queue("DEFINE QLOCAL(APP.Q)\n");

@@ -870,6 +870,28 @@ TEST(Runtime, CommandsNeedARunningQueueManager) {
   EXPECT_EQ(execute(c, *r.cmd, running).status, exec_status::unsupported);
 }
 
+// runmqsc on a stopped queue manager (messages_unseen): DELETE QLOCAL is refused, with or without PURGE,
+// since whether the queue holds messages is unknown; other deletes, and "not found", are as before.
+TEST(Runtime, DeleteQlocalNeedsTheMessagesSeen) {
+  object_catalog c = fresh();
+  applied(c, "DEFINE QLOCAL(A)");
+  applied(c, "DEFINE QALIAS(QA) TARGET(A)");
+  exec_context stopped = ctx;
+  stopped.messages_unseen = true;
+  for (std::string_view cmd : {"DELETE QLOCAL(A)", "DELETE QLOCAL(A) PURGE", "DELETE QL(A) NOPURGE"}) {
+    const std::string before = dump(c);
+    const exec_outcome o = run(c, cmd, stopped);
+    EXPECT_EQ(o.status, exec_status::failed) << cmd;
+    ASSERT_EQ(o.lines.size(), 1u) << cmd;
+    EXPECT_THAT(o.lines[0], StartsWith("IMB1049E: DELETE QLOCAL(A)")) << cmd;
+    EXPECT_THAT(o.lines[0], HasSubstr("MQRC_Q_NOT_EMPTY 2055")) << cmd;
+    EXPECT_EQ(dump(c), before) << cmd;
+  }
+  EXPECT_THAT(run(c, "DELETE QLOCAL(NOPE)", stopped).lines.at(0), StartsWith("IMB1044E"));
+  EXPECT_EQ(run(c, "DELETE QALIAS(QA)", stopped).status, exec_status::ok);
+  EXPECT_EQ(run(c, "DELETE QLOCAL(A)").status, exec_status::ok);  // messages seen (the default)
+}
+
 TEST(Display, WhereWithoutThreeValuesFromAProgramFails) {
   object_catalog c = fresh();
   mqsc::command cmd = *mqsc::parse_command("DISPLAY QLOCAL(*) WHERE(MAXDEPTH GT 1)").cmd;

@@ -26,6 +26,11 @@ struct exec_context {
   // Commands that act on a running queue manager (START/STOP CHANNEL and LISTENER, DISPLAY QSTATUS,
   // CLEAR QLOCAL, RESET TPIPE ...) fail with "queue manager not running" when false.
   bool qmgr_running = false;
+  // runmqsc on a stopped queue manager: its persistent messages sit in the recovery log, not loaded, so
+  // whether a local queue holds any is unknown. DELETE QLOCAL then fails with "queue manager not running"
+  // (IMB1049E) rather than lose them, or let a DEFINE of the same name bring them back at the next
+  // start [D]; IBM's runmqsc needs a running queue manager for every command.
+  bool messages_unseen = false;
 };
 
 enum class exec_status {
