@@ -92,6 +92,17 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
   std::strftime(date, sizeof date, "%Y-%m-%d", &tm);
   std::strftime(time, sizeof time, "%H.%M.%S", &tm);
   objects::exec_context ctx{date, time, true};
+  // DISPLAY QLOCAL/QUEUE's CURDEPTH, IPPROCS, OPPROCS: execute() runs under `mu`, as DISPLAY QSTATUS does.
+  ctx.local_queue_status =
+      [this](const std::string& q) -> std::optional<objects::exec_context::queue_status> {
+    const local_queue* lq = queue_of(q);
+    if (lq == nullptr) return std::nullopt;
+    objects::exec_context::queue_status st;
+    st.curdepth = static_cast<std::int64_t>(lq->messages.size());
+    st.ipprocs = lq->open_input;
+    st.opprocs = lq->open_output;
+    return st;
+  };
 
   mqi::mqsc_reply reply;
   std::size_t read = 0, syntax_errors = 0, failed = 0;

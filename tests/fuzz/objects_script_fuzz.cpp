@@ -2,10 +2,12 @@
 // script, on a fresh queue manager. Invariants (trap on violation): run_script never crashes; fed line
 // by line through script_runner it prints exactly what run_script prints and leaves the same catalog
 // (runmqsc streams, tests and `-f` files run whole); every changed catalog still encodes to text that
-// decodes again (what the store writes, it can read back).
+// decodes again (what the store writes, it can read back); run as a running queue manager runs it
+// (queue status for DISPLAY's CURDEPTH, IPPROCS, OPPROCS) it leaves the same catalog.
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +24,19 @@ void require(bool ok) {
 }
 
 const exec_context ctx{"2026-11-29", "12.00.00", false};
+
+// As the queue manager's engine gives it (qmgr/src/engine_admin.cpp): a status for every local queue.
+exec_context running_ctx() {
+  exec_context r = ctx;
+  r.qmgr_running = true;
+  r.local_queue_status = [](const std::string& q) -> std::optional<exec_context::queue_status> {
+    if (q.empty()) return std::nullopt;
+    return exec_context::queue_status{static_cast<std::int64_t>(q.size() * 7 % 11),
+                                      static_cast<std::int64_t>(q.size() % 2),
+                                      static_cast<std::int64_t>(q.front() % 3)};
+  };
+  return r;
+}
 
 // A new queue manager's catalog, made once and copied for each run (making it is most of a run's cost).
 object_catalog fresh() {
@@ -60,6 +75,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   const std::string text = encode_catalog(whole);
   require(text == encode_catalog(streamed));
+  static const exec_context running = running_ctx();
+  object_catalog live = fresh();
+  (void)run_script(live, script, running);
+  require(encode_catalog(live) == text);
   auto back = decode_catalog(text);
   require(back.ok());
   require(encode_catalog(back.value()) == text);

@@ -614,7 +614,45 @@ struct display_request {
   std::vector<object_type> types;         // the types shown
   std::vector<object_type> lookup_types;  // where keywords are looked up
   std::string chltype;                    // DISPLAY CHANNEL TYPE(SDR ...): only that CHLTYPE
+  bool qlocal = false;                    // QLOCAL among the types shown
+  bool status = false;  // ... and a running queue manager's CURDEPTH, IPPROCS, OPPROCS can be asked for
 };
+
+// CURDEPTH, IPPROCS and OPPROCS of a local queue come from the running queue manager
+// (exec_context::local_queue_status), not the catalog: DISPLAY QLOCAL/QUEUE shows them when asked for
+// by name or with ALL, and WHERE filters on them [I] IBM DISPLAY QUEUE. In keyword order.
+const std::vector<attr_spec>& status_specs() {
+  static const std::vector<attr_spec> specs = [] {
+    std::vector<attr_spec> v(3);
+    v[0].keyword = "CURDEPTH";
+    v[1].keyword = "IPPROCS";
+    v[2].keyword = "OPPROCS";
+    for (attr_spec& a : v) {
+      a.kind = attr_kind::integer;
+      a.max = 999999999;
+      a.read_only = true;
+    }
+    return v;
+  }();
+  return specs;
+}
+
+const attr_spec* find_status_attr(const display_request& req, std::string_view kw) {
+  if (!req.qlocal) return nullptr;
+  for (const attr_spec& a : status_specs())
+    if (a.keyword == kw) return &a;
+  return nullptr;
+}
+
+// A status attribute asked for of a stopped queue manager (runmqsc editing its catalog): IMB1049E.
+std::optional<exec_outcome> status_needs_running(const command& cmd, const display_request& req,
+                                                 const attr_spec* spec) {
+  if (spec == nullptr || req.status || find_status_attr(req, spec->keyword) != spec) return std::nullopt;
+  return failure(exec_status::failed,
+                 line("IMB1049E", cmd,
+                      "queue manager not running: " + std::string(spec->keyword) +
+                          " comes from the running queue manager; start it with strmqm, then ask again"));
+}
 
 // The attribute of any of `types` for a keyword (flags by either spelling).
 const attr_spec* find_display_attr(const std::vector<object_type>& types, std::string_view kw) {
@@ -683,6 +721,8 @@ std::optional<exec_outcome> read_where(const command& cmd, const parameter& p, d
         exec_status::failed,
         line("IMB1048E", cmd, "keyword WHERE: attribute " + w.attr + " cannot be used in a filter"));
   const attr_spec* spec = find_display_attr(req.lookup_types, w.attr);
+  if (spec == nullptr) spec = find_status_attr(req, w.attr);
+  if (auto f = status_needs_running(cmd, req, spec)) return f;
   if (spec == nullptr && (is_ibm_keyword(family_of(req.lookup_types.front()), w.attr) || w.attr == "QTYPE"))
     return failure(
         exec_status::unsupported,
@@ -776,6 +816,8 @@ std::optional<exec_outcome> read_display(const object_catalog& catalog, const co
       continue;
     }
     const attr_spec* spec = find_display_attr(req.lookup_types, p.keyword);
+    if (spec == nullptr) spec = find_status_attr(req, p.keyword);
+    if (auto f = status_needs_running(cmd, req, spec)) return f;
     if (spec == nullptr) {
       const object_family family = family_of(req.lookup_types.front());
       if (is_ibm_keyword(family, p.keyword))
@@ -864,19 +906,30 @@ void show(const object_record& rec, const display_request& req, std::vector<std:
   items.push_back(item(name_keyword(rec.type), rec.name));
   if (family == object_family::queue) items.push_back(item("TYPE", to_mqsc_word(rec.type)));
   if (family == object_family::channel) items.push_back(item("CHLTYPE", rec.text("CHLTYPE")));
+  // A local queue's status attributes (only a record display_objects gave them has them), in keyword
+  // order among the others.
+  auto status = status_specs().begin();
+  const auto status_before = [&](std::string_view kw) {
+    for (; status != status_specs().end() && (kw.empty() || status->keyword < kw); ++status)
+      if (req.all || req.attrs.count(std::string(status->keyword)) != 0) add_attr_item(rec, *status, items);
+  };
   for (const attr_spec& s : schema_of(rec.type)) {
+    status_before(s.keyword);
     if (s.keyword == "CHLTYPE" || s.keyword == "QMNAME") continue;
     if (!req.all && req.attrs.count(std::string(s.keyword)) == 0) continue;
     add_attr_item(rec, s, items);
   }
+  status_before({});
   lay_out(items, lines);
 }
 
 exec_outcome display_objects(const object_catalog& catalog, const command& cmd,
-                             std::vector<object_type> types) {
+                             std::vector<object_type> types, const exec_context& ctx) {
   display_request req;
   req.types = std::move(types);
   req.lookup_types = req.types;  // DISPLAY QUEUE: all four, whatever TYPE(...) narrows the display to
+  req.qlocal = std::find(req.types.begin(), req.types.end(), object_type::qlocal) != req.types.end();
+  req.status = req.qlocal && ctx.local_queue_status;
   if (auto f = read_display(catalog, cmd, req, cmd.object_type == "QUEUE")) return *f;
   const std::string pattern = cmd.name ? cmd.name->text : std::string("*");
   // "ALL is assumed by default if no specific attributes are requested and the name is not generic"
@@ -891,7 +944,18 @@ exec_outcome display_objects(const object_catalog& catalog, const command& cmd,
     if (!req.chltype.empty() && rec->text("CHLTYPE") != req.chltype) continue;
     if (!matches_generic(pattern, rec->name)) continue;
     ++matched;
-    if (filters_hold(req, *rec)) show(*rec, req, out.lines);
+    const object_record* shown = rec;
+    object_record with_status;
+    if (req.status && rec->type == object_type::qlocal) {
+      if (const auto st = ctx.local_queue_status(rec->name)) {
+        with_status = *rec;
+        with_status.attrs["CURDEPTH"] = std::to_string(st->curdepth);
+        with_status.attrs["IPPROCS"] = std::to_string(st->ipprocs);
+        with_status.attrs["OPPROCS"] = std::to_string(st->opprocs);
+        shown = &with_status;
+      }
+    }
+    if (filters_hold(req, *shown)) show(*shown, req, out.lines);
   }
   // IBM reports a DISPLAY whose name matches nothing as an object not found [I] (AMQ8147E); one whose
   // filters leave nothing shows nothing and has worked [I].
@@ -1168,7 +1232,8 @@ exec_outcome execute(object_catalog& catalog, const mqsc::command& cmd, const ex
   }
   if (cmd.object_type == "QUEUE" && cmd.verb == "DISPLAY")
     return display_objects(
-        catalog, cmd, {object_type::qlocal, object_type::qalias, object_type::qremote, object_type::qmodel});
+        catalog, cmd, {object_type::qlocal, object_type::qalias, object_type::qremote, object_type::qmodel},
+        ctx);
   const auto type = object_type_from_mqsc(cmd.object_type);
   if (!type || *type == object_type::qmgr)
     return failure(exec_status::unsupported,
@@ -1176,7 +1241,7 @@ exec_outcome execute(object_catalog& catalog, const mqsc::command& cmd, const ex
   if (cmd.verb == "DEFINE") return define_object(catalog, cmd, *type, ctx);
   if (cmd.verb == "ALTER") return alter_object(catalog, cmd, *type, ctx);
   if (cmd.verb == "DELETE") return delete_object(catalog, cmd, *type, ctx);
-  if (cmd.verb == "DISPLAY") return display_objects(catalog, cmd, {*type});
+  if (cmd.verb == "DISPLAY") return display_objects(catalog, cmd, {*type}, ctx);
   return failure(exec_status::unsupported,
                  line("IMB1050E", cmd, mqsc::unsupported_reason(cmd.verb, cmd.object_type)));
 }

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -213,8 +214,13 @@ TEST_F(qmrt, delete_qlocal_needs_the_running_queue_manager) {
   r = run(IMSB_RUNMQSC, {"QM1"}, "DEFINE QALIAS(APP.ALIAS) TARGET(APP.KEEP)\nDELETE QALIAS(APP.ALIAS)\n");
   EXPECT_EQ(r.code, 0) << r.both();
 
-  // Running: the queue and its message are there; without PURGE the queue is kept (MQRC 2055).
+  // Running: the queue and its message are there (CURDEPTH as IBM's DISPLAY QLOCAL shows it); without
+  // PURGE the queue is kept (MQRC 2055).
   strmqm_ok();
+  r = run(IMSB_RUNMQSC, {"QM1"}, "DISPLAY QLOCAL(APP.*) WHERE(CURDEPTH GT 0) IPPROCS\n");
+  EXPECT_EQ(r.code, 0) << r.both();
+  EXPECT_TRUE(contains(r.out, "QUEUE(APP.KEEP)")) << r.both();
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(CURDEPTH\(1\) +IPPROCS\(0\))"))) << r.both();
   r = run(IMSB_RUNMQSC, {"QM1"}, "DELETE QLOCAL(APP.KEEP)\n");
   EXPECT_EQ(r.code, 10) << r.both();
   EXPECT_TRUE(contains(r.out, "IMB1183E")) << r.both();

@@ -772,15 +772,64 @@ TEST(Qmgr, ZosOnlyAttributesAreNotSupportedRatherThanInvalid) {
     EXPECT_THAT(refused(c, cmd, exec_status::unsupported), StartsWith("IMB1050E")) << cmd;
 }
 
-TEST(Display, StatusAttributesAreNotSupportedWithoutTheRuntime) {
+TEST(Display, StatusAttributesNeedTheRunningQueueManager) {
   // CURDEPTH, IPPROCS, OPPROCS come from the running queue manager (issue 5), not from the catalog.
   object_catalog c = fresh();
   applied(c, "DEFINE QLOCAL(A)");
-  EXPECT_EQ(refused(c, "DISPLAY QLOCAL(A) CURDEPTH", exec_status::unsupported),
-            "IMB1050E: DISPLAY QLOCAL(A): keyword CURDEPTH is not implemented by imsbridge");
-  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(*) WHERE(CURDEPTH GT 0) IPPROCS", exec_status::unsupported),
-              AllOf(StartsWith("IMB1050E"), HasSubstr("WHERE: attribute CURDEPTH")));
+  EXPECT_EQ(refused(c, "DISPLAY QLOCAL(A) CURDEPTH"),
+            "IMB1049E: DISPLAY QLOCAL(A): queue manager not running: CURDEPTH comes from the running queue "
+            "manager; start it with strmqm, then ask again");
+  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(*) WHERE(CURDEPTH GT 0) IPPROCS"),
+              AllOf(StartsWith("IMB1049E"), HasSubstr("CURDEPTH comes from")));
+  EXPECT_THAT(refused(c, "DISPLAY QUEUE(*) OPPROCS"), StartsWith("IMB1049E"));
+  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(A) QMID", exec_status::unsupported), StartsWith("IMB1050E"));
   EXPECT_THAT(refused(c, "DISPLAY QLOCAL(A) NOSUCH"), StartsWith("IMB1040E"));
+}
+
+// With the running queue manager's status (exec_context::local_queue_status): asked for by name, with
+// ALL (and by default for one queue), filtered with WHERE; local queues only.
+TEST(Display, StatusAttributesOfARunningQueueManager) {
+  object_catalog c = fresh();
+  applied(c, "DEFINE QLOCAL(APP.A)");
+  applied(c, "DEFINE QLOCAL(APP.B)");
+  applied(c, "DEFINE QALIAS(APP.AL) TARGET(APP.A)");
+  exec_context running = ctx;
+  running.qmgr_running = true;
+  running.local_queue_status = [](const std::string& q) -> std::optional<exec_context::queue_status> {
+    if (q == "APP.A") return exec_context::queue_status{7, 1, 2};
+    if (q == "APP.B") return exec_context::queue_status{};
+    return std::nullopt;
+  };
+  exec_outcome o = run(c, "DISPLAY QLOCAL(APP.*) CURDEPTH IPPROCS OPPROCS", running);
+  EXPECT_THAT(o.lines, ElementsAre("IMB1004I: Display queue details.",
+                                   "   QUEUE(APP.A)                            TYPE(QLOCAL)",
+                                   "   CURDEPTH(7)                             IPPROCS(1)", "   OPPROCS(2)",
+                                   "IMB1004I: Display queue details.",
+                                   "   QUEUE(APP.B)                            TYPE(QLOCAL)",
+                                   "   CURDEPTH(0)                             IPPROCS(0)", "   OPPROCS(0)"));
+  o = run(c, "DISPLAY QUEUE(APP.*) WHERE(CURDEPTH GT 0)", running);
+  EXPECT_THAT(o.lines,
+              ElementsAre("IMB1004I: Display queue details.",
+                          "   QUEUE(APP.A)                            TYPE(QLOCAL)", "   CURDEPTH(7)"));
+  o = run(c, "DISPLAY QLOCAL(APP.*) WHERE(OPPROCS LT 1) MAXDEPTH", running);  // WHERE's is shown too
+  EXPECT_THAT(o.lines, ElementsAre("IMB1004I: Display queue details.",
+                                   "   QUEUE(APP.B)                            TYPE(QLOCAL)",
+                                   "   MAXDEPTH(5000)                          OPPROCS(0)"));
+  // ALL, and one queue with nothing asked: in keyword order among the catalog's attributes.
+  o = run(c, "DISPLAY QLOCAL(APP.A)", running);
+  const std::string all = [&] {
+    std::string t;
+    for (const auto& l : o.lines) t += l + "\n";
+    return t;
+  }();
+  EXPECT_THAT(all, HasSubstr("   CURDEPTH(7)                             DEFPRTY(0)\n")) << all;
+  EXPECT_THAT(all, HasSubstr("   IPPROCS(1)                              MAXDEPTH(5000)\n")) << all;
+  EXPECT_THAT(all, HasSubstr("   OPPROCS(2)                              PROCESS( )\n")) << all;
+  // Not for other queue types.
+  EXPECT_THAT(refused(c, "DISPLAY QALIAS(APP.AL) CURDEPTH", exec_status::unsupported),
+              StartsWith("IMB1050E"));
+  o = run(c, "DISPLAY QALIAS(APP.AL)", running);
+  for (const auto& l : o.lines) EXPECT_THAT(l, Not(HasSubstr("CURDEPTH"))) << l;
 }
 
 TEST(Qmgr, AlterOnABareCatalogFillsDefaults) {

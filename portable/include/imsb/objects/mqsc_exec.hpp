@@ -9,6 +9,9 @@
 // core/messages.def (IMB1xxx, queue manager).
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +34,15 @@ struct exec_context {
   // (IMB1049E) rather than lose them, or let a DEFINE of the same name bring them back at the next
   // start [D]; IBM's runmqsc needs a running queue manager for every command.
   bool messages_unseen = false;
+  // A running queue manager's status of a local queue, for DISPLAY QLOCAL/QUEUE's CURDEPTH, IPPROCS and
+  // OPPROCS (asked for by name or with ALL, or in WHERE); nullopt for a queue it does not know. Empty (a
+  // stopped queue manager): those keywords are refused as not implemented (IMB1050E).
+  struct queue_status {
+    std::int64_t curdepth = 0;
+    std::int64_t ipprocs = 0;
+    std::int64_t opprocs = 0;
+  };
+  std::function<std::optional<queue_status>(const std::string& queue)> local_queue_status{};
 };
 
 enum class exec_status {
