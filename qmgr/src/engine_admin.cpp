@@ -130,9 +130,10 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
     if (cmd.verb == "DELETE") cv.wait(lk, [&] { return !checkpoint_running; });
     // The commands the engine answers itself (queue_manager.hpp).
     if ((cmd.verb == "DELETE" || cmd.verb == "CLEAR") && cmd.object_type == "QLOCAL" && cmd.name) {
-      auto it = queues.find(name);
-      if (it != queues.end()) {
-        local_queue& q = it->second;
+      // queue_of(): a queue's state is made when first used, so one not used since the start (or just
+      // defined) is found too (before: IMB1044E "not found" for CLEAR QLOCAL of such a queue).
+      if (local_queue* found = queue_of(name)) {
+        local_queue& q = *found;
         bool in_uow = false;
         for (const auto& [k, m] : q.messages) in_uow = in_uow || !m.visible();
         if (q.open_input + q.open_output > 0 || in_uow) {

@@ -76,6 +76,21 @@ TEST_F(admin, DeleteOfANonEmptyQueueIs2055UnlessPurge) {
             mq::MQRC_NO_MSG_AVAILABLE);
 }
 
+// A queue whose state the engine has not made yet (defined in the same script, or not used since the
+// start) is cleared too; before, CLEAR QLOCAL answered IMB1044E "not found" for it.
+TEST_F(admin, ClearQlocalOfAQueueNotUsedYet) {
+  auto& c = connect();
+  std::string out = mqsc(c, "DEFINE QLOCAL(FRESH.Q)\nCLEAR QLOCAL(FRESH.Q)\n");
+  EXPECT_NE(out.find("IMB1185I"), std::string::npos) << out;
+  restart();
+  auto& d = connect();
+  out = mqsc(d, "CLEAR QLOCAL(FRESH.Q)\nDELETE QLOCAL(FRESH.Q)\n");
+  EXPECT_NE(out.find("IMB1185I"), std::string::npos) << out;
+  EXPECT_NE(out.find("IMB1003I"), std::string::npos) << out;
+  out = mqsc(d, "CLEAR QLOCAL(FRESH.Q)\n", 10);
+  EXPECT_NE(out.find("IMB1044E"), std::string::npos) << out;
+}
+
 TEST_F(admin, ClearQlocalAndInquireObjects) {
   auto& c = connect();
   ASSERT_TRUE(c.put1(mqi::object_descriptor{"REPLY", ""}, md(), bytes_view::of("x"), 0).ok());
