@@ -44,42 +44,34 @@ struct raw_values {
 };
 
 po::options_description describe(options& o, raw_values& v) {
-  std::string& commit_mode = v.commit_mode;
-  std::string& tran = v.tran;
-  std::string& replies = v.replies;
-  std::vector<std::string>& queues = v.queues;
-  double& duration = v.duration;
-  std::uint64_t& count = v.count;
-  std::string& prefix = v.prefix;
-  std::string& mqserver = v.mqserver;
   po::options_description d("imsbench options");
   d.add_options()                             //
       ("help,h", "print this help and exit")  //
       ("qmgr,m", po::value(&o.qmgr),
        "queue manager: local:QM (in this process), QM (bindings); "
-       "MQSERVER or --mqserver means a client connection")                                     //
-      ("prefix", po::value(&prefix), "queue-manager data prefix (else IMSBRIDGE_PREFIX ...)")  //
-      ("mqserver", po::value(&mqserver), "CHANNEL/TCP/host(port): connect over TCP")           //
-      ("user", po::value(&o.user), "user for a TCP connection")                                //
-      ("password", po::value(&o.password), "password for a TCP connection")                    //
-      ("queue,q", po::value(&queues), "bridge queue; repeat (or A,B,C) for M queues")          //
-      ("reply-queue,r", po::value(&o.reply_queue), "reply-to queue")                           //
-      ("reply-queues", po::value(&replies),
+       "MQSERVER or --mqserver means a client connection")                                       //
+      ("prefix", po::value(&v.prefix), "queue-manager data prefix (else IMSBRIDGE_PREFIX ...)")  //
+      ("mqserver", po::value(&v.mqserver), "CHANNEL/TCP/host(port): connect over TCP")           //
+      ("user", po::value(&o.user), "user for a TCP connection")                                  //
+      ("password", po::value(&o.password), "password for a TCP connection")                      //
+      ("queue,q", po::value(&v.queues), "bridge queue; repeat (or A,B,C) for M queues")          //
+      ("reply-queue,r", po::value(&o.reply_queue), "reply-to queue")                             //
+      ("reply-queues", po::value(&v.replies),
        "shared (default: all requesters on REPLYQ, matched by "
        "CorrelId) or per-requester (REPLYQ.1 ... REPLYQ.N)")  //
       ("requesters,n", po::value(&o.requesters),
        "requester threads, each with its own connection "
-       "(default 1)")                                                                                     //
-      ("commit-mode", po::value(&commit_mode), "0 (commit then send, default) or 1 (send then commit)")   //
-      ("persistent", po::bool_switch(&o.persistent), "persistent requests (default not persistent)")      //
-      ("size", po::value(&o.size), "bytes of LLZZ segments per request (ECHO pads to it)")                //
-      ("duration,d", po::value(&duration), "seconds to run (default 10)")                                 //
-      ("count,c", po::value(&count), "requests to send in all (1..10^12), instead of a duration")         //
-      ("tran", po::value(&tran), "IVTNO (default: a DISPLAY line) or ECHO (padded to --size)")            //
-      ("reply-wait", po::value(&o.reply_wait_ms), "milliseconds to wait for each reply (default 30000)")  //
-      ("dlq", po::value(&o.dlq), "dead-letter queue to look for unanswered requests in")                  //
-      ("no-iih", "send without an MQIIH (Format = blank: commit mode 0 only)")                            //
-      ("json", po::bool_switch(&o.json), "print the report as one JSON object (\"format\": 1)")           //
+       "(default 1)")                                                                                      //
+      ("commit-mode", po::value(&v.commit_mode), "0 (commit then send, default) or 1 (send then commit)")  //
+      ("persistent", po::bool_switch(&o.persistent), "persistent requests (default not persistent)")       //
+      ("size", po::value(&o.size), "bytes of LLZZ segments per request (ECHO pads to it)")                 //
+      ("duration,d", po::value(&v.duration), "seconds to run (default 10)")                                //
+      ("count,c", po::value(&v.count), "requests to send in all (1..10^12), instead of a duration")        //
+      ("tran", po::value(&v.tran), "IVTNO (default: a DISPLAY line) or ECHO (padded to --size)")           //
+      ("reply-wait", po::value(&o.reply_wait_ms), "milliseconds to wait for each reply (default 30000)")   //
+      ("dlq", po::value(&o.dlq), "dead-letter queue to look for unanswered requests in")                   //
+      ("no-iih", "send without an MQIIH (Format = blank: commit mode 0 only)")                             //
+      ("json", po::bool_switch(&o.json), "print the report as one JSON object (\"format\": 1)")            //
       ("workload", po::value(&o.workload),
        "FILE of messages drawn by weight: lines 'WEIGHT TEXT' or 'WEIGHT @PATH' (instead of --tran and "
        "--size)")                                                                                   //
