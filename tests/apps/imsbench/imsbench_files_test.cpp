@@ -9,12 +9,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "fake_bridge.hpp"
 #include "imsb/core/messages.hpp"
 #include "imsb/imsbench/imsbench.hpp"
 #include "imsb/mq/codes.hpp"
@@ -636,31 +638,17 @@ class imsbench_files_run : public ::testing::Test {
     auto admin = connect();
     auto r = admin->mqsc("DEFINE QLOCAL(IMS.BRIDGE.Q)\nDEFINE QLOCAL(APP.REPLY)\n");
     ASSERT_TRUE(r.ok() && r->exit_code == 0);
-    // The responder: a reply for each request, except a report for those whose data contains "BAD".
-    responder_ = std::thread([this] {
-      auto c = connect();
-      auto q = c->open({"IMS.BRIDGE.Q", ""}, mq::MQOO_INPUT_SHARED);
-      if (!q) return;
-      while (!stop_) {
-        mqi::get_request g;
-        g.options = mq::MQGMO_WAIT | mq::MQGMO_NO_SYNCPOINT;
-        g.wait_interval_ms = 20;
-        g.match_options = mq::MQMO_NONE;
-        auto m = c->get(q->handle, g);
-        if (!m) continue;
-        mq::mqmd md;
-        md.correl_id = m->md.msg_id;
-        const std::string data(m->data.begin(), m->data.end());
-        md.msg_type = data.find("BAD") != std::string::npos ? mq::MQMT_REPORT : mq::MQMT_REPLY;
-        md.feedback = md.msg_type == mq::MQMT_REPORT ? mq::MQFB_IIH_ERROR : mq::MQFB_NONE;
-        (void)c->put1({m->md.reply_to_q, ""}, md, m->data, mq::MQPMO_NO_SYNCPOINT);
-      }
-    });
+    // The bridge: a reply for each request, except a report for those whose data contains "BAD".
+    bridge_.emplace([this] { return connect(); }, "IMS.BRIDGE.Q",
+                    [](mqi::connection& c, const mqi::message& m, int) {
+                      const std::string data(m.data.begin(), m.data.end());
+                      if (data.find("BAD") != std::string::npos)
+                        test_support::fake_bridge::answer(c, m, mq::MQMT_REPORT, mq::MQFB_IIH_ERROR);
+                      else
+                        test_support::fake_bridge::answer(c, m);
+                    });
   }
-  void TearDown() override {
-    stop_ = true;
-    if (responder_.joinable()) responder_.join();
-  }
+  void TearDown() override { bridge_.reset(); }
   std::unique_ptr<mqi::connection> connect() {
     auto c = qm_.connect("QM1");
     if (!c.ok()) throw std::runtime_error("connect local:QM1: " + c.error().to_string());
@@ -671,8 +659,7 @@ class imsbench_files_run : public ::testing::Test {
   }
   test::temp_qmgr qm_;
   test::temp_dir files_;
-  std::thread responder_;
-  std::atomic<bool> stop_{false};
+  std::optional<test_support::fake_bridge> bridge_;  // after qm_: stopped before it goes
 };
 
 std::uint64_t json_int(const std::string& json, const std::string& key) {

@@ -11,11 +11,13 @@
 #include <chrono>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "fake_bridge.hpp"
 #include "imsb/core/messages.hpp"
 #include "imsb/imsbench/imsbench.hpp"
 #include "imsb/mq/constants.hpp"
@@ -111,8 +113,7 @@ class imsbench_signals : public ::testing::Test {
     ASSERT_TRUE(r.ok() && r->exit_code == 0);
   }
   void TearDown() override {
-    stop_ = true;
-    if (responder_.joinable()) responder_.join();
+    bridge_.reset();
     qm_.reset();
     // A signal the test sent that no run read (a failed test) must not end the test program.
     const sigset_t s = stop_set();
@@ -133,23 +134,7 @@ class imsbench_signals : public ::testing::Test {
   }
   // A reply to every request on IMS.BRIDGE.Q.
   void start_responder() {
-    responder_ = std::thread([this] {
-      auto c = connect();
-      auto q = c->open({"IMS.BRIDGE.Q", ""}, mq::MQOO_INPUT_SHARED);
-      if (!q) return;
-      while (!stop_) {
-        mqi::get_request g;
-        g.options = mq::MQGMO_WAIT | mq::MQGMO_NO_SYNCPOINT;
-        g.wait_interval_ms = 20;
-        g.match_options = mq::MQMO_NONE;
-        auto m = c->get(q->handle, g);
-        if (!m) continue;
-        mq::mqmd md;
-        md.correl_id = m->md.msg_id;
-        md.msg_type = mq::MQMT_REPLY;
-        (void)c->put1({m->md.reply_to_q, ""}, md, m->data, mq::MQPMO_NO_SYNCPOINT);
-      }
-    });
+    bridge_.emplace([this] { return connect(); }, "IMS.BRIDGE.Q");
   }
   std::vector<std::string> args(std::vector<std::string> extra) const {
     std::vector<std::string> a{"-m", "local:QM1", "-q", "IMS.BRIDGE.Q", "-r", "APP.REPLY", "--no-progress"};
@@ -164,8 +149,7 @@ class imsbench_signals : public ::testing::Test {
   std::optional<test::temp_qmgr> qm_;
   test::temp_dir files_;
   hooked_connection::hooks hooks_;
-  std::thread responder_;
-  std::atomic<bool> stop_{false};
+  std::optional<test_support::fake_bridge> bridge_;
 };
 
 TEST_F(imsbench_signals, sigint_ends_the_run_and_the_report_and_files_still_come) {

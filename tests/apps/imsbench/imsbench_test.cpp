@@ -7,10 +7,12 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "fake_bridge.hpp"
 #include "imsb/core/messages.hpp"
 #include "imsb/mq/codes.hpp"
 #include "imsb/mq/constants.hpp"
@@ -274,8 +276,7 @@ class imsbench_run : public ::testing::Test {
     ASSERT_EQ(r->exit_code, 0);
   }
   void TearDown() override {
-    stop_ = true;
-    if (responder_.joinable()) responder_.join();
+    bridge_.reset();
     admin_.reset();
   }
 
@@ -293,60 +294,42 @@ class imsbench_run : public ::testing::Test {
   // With `dfs_every`, every such request gets the reply the bridge builds from IMS's DFS text after a NAK
   // (PutApplType MQAT_IMS_BRIDGE, put with all context as the bridge does).
   void start_responder(int report_every, int dead_letter_every, int dfs_every = 0) {
-    responder_ = std::thread([this, report_every, dead_letter_every, dfs_every] {
-      auto c = connect();
-      auto q = c->open({"IMS.BRIDGE.Q", ""}, mq::MQOO_INPUT_SHARED);
-      if (!q) return;
-      int n = 0;
-      while (!stop_) {
-        mqi::get_request g;
-        g.options = mq::MQGMO_WAIT | mq::MQGMO_NO_SYNCPOINT;
-        g.wait_interval_ms = 20;
-        g.match_options = mq::MQMO_NONE;
-        auto m = c->get(q->handle, g);
-        if (!m) continue;
-        ++n;
-        mq::mqmd md;
-        md.correl_id = m->md.msg_id;
-        if (dead_letter_every > 0 && n % dead_letter_every == 0) {
-          mq::mqdlh dlh;
-          dlh.reason = mq::MQFB_BUFFER_OVERFLOW;
-          dlh.format = m->md.format;
-          dlh.encoding = m->md.encoding;
-          dlh.coded_char_set_id = m->md.coded_char_set_id;
-          bytes data;
-          mq::encode_mqdlh(dlh, m->md.encoding, m->md.coded_char_set_id, data);
-          data.insert(data.end(), m->data.begin(), m->data.end());
-          md = m->md;
-          md.format = std::string(mq::MQFMT_DEAD_LETTER_HEADER);
-          (void)c->put1({"DLQ", ""}, md, data, mq::MQPMO_NO_SYNCPOINT);
-          continue;
-        }
-        if (dfs_every > 0 && n % dfs_every == 0) {
-          md.msg_type = mq::MQMT_REPLY;
-          md.put_appl_type = mq::MQAT_IMS_BRIDGE;
-          md.put_appl_name = std::string(28, ' ');
-          const std::string text = (n / dfs_every) % 2 == 1 ? "DFS1288E  TRANSACTION/LTERM NAME IS AN LTERM"
-                                                            : "SOME IMS ERROR TEXT WITHOUT AN ID";
-          (void)c->put1({m->md.reply_to_q, ""}, md, bytes(text.begin(), text.end()),
-                        mq::MQPMO_NO_SYNCPOINT | mq::MQPMO_SET_ALL_CONTEXT);
-          continue;
-        }
-        if (report_every > 0 && n % report_every == 0) {
-          md.msg_type = mq::MQMT_REPORT;
-          md.feedback = mq::MQFB_IIH_ERROR;
-        } else {
-          md.msg_type = mq::MQMT_REPLY;
-        }
-        (void)c->put1({m->md.reply_to_q, ""}, md, m->data, mq::MQPMO_NO_SYNCPOINT);
-      }
-    });
+    bridge_.emplace(
+        [this] { return connect(); }, "IMS.BRIDGE.Q",
+        [report_every, dead_letter_every, dfs_every](mqi::connection& c, const mqi::message& m, int n) {
+          if (dead_letter_every > 0 && n % dead_letter_every == 0) {
+            mq::mqdlh dlh;
+            dlh.reason = mq::MQFB_BUFFER_OVERFLOW;
+            dlh.format = m.md.format;
+            dlh.encoding = m.md.encoding;
+            dlh.coded_char_set_id = m.md.coded_char_set_id;
+            bytes data;
+            mq::encode_mqdlh(dlh, m.md.encoding, m.md.coded_char_set_id, data);
+            data.insert(data.end(), m.data.begin(), m.data.end());
+            mq::mqmd md = m.md;
+            md.format = std::string(mq::MQFMT_DEAD_LETTER_HEADER);
+            (void)c.put1({"DLQ", ""}, md, data, mq::MQPMO_NO_SYNCPOINT);
+          } else if (dfs_every > 0 && n % dfs_every == 0) {
+            mq::mqmd md;
+            md.correl_id = m.md.msg_id;
+            md.msg_type = mq::MQMT_REPLY;
+            md.put_appl_type = mq::MQAT_IMS_BRIDGE;
+            md.put_appl_name = std::string(28, ' ');
+            const std::string text = (n / dfs_every) % 2 == 1 ? "DFS1288E  TRANSACTION/LTERM NAME IS AN LTERM"
+                                                              : "SOME IMS ERROR TEXT WITHOUT AN ID";
+            (void)c.put1({m.md.reply_to_q, ""}, md, bytes(text.begin(), text.end()),
+                         mq::MQPMO_NO_SYNCPOINT | mq::MQPMO_SET_ALL_CONTEXT);
+          } else if (report_every > 0 && n % report_every == 0) {
+            test_support::fake_bridge::answer(c, m, mq::MQMT_REPORT, mq::MQFB_IIH_ERROR);
+          } else {
+            test_support::fake_bridge::answer(c, m);
+          }
+        });
   }
 
   test::temp_qmgr qm_;  // before the connections: they close first
   std::unique_ptr<mqi::connection> admin_;
-  std::thread responder_;
-  std::atomic<bool> stop_{false};
+  std::optional<test_support::fake_bridge> bridge_;
 };
 
 TEST_F(imsbench_run, count_with_replies_and_reports) {
@@ -464,8 +447,7 @@ TEST_F(imsbench_run, unanswered_requests_are_found_on_the_dlq_or_time_out) {
   EXPECT_NE(err.str().find(std::string(msg::IMB4942W)), std::string::npos) << err.str();
 
   // No responder at all and no --dlq: timeouts.
-  stop_ = true;
-  responder_.join();
+  bridge_.reset();
   std::ostringstream out2, err2;
   EXPECT_EQ(run({"-m", "local:QM1", "-q", "IMS.BRIDGE.Q", "-r", "APP.REPLY", "--count", "2", "--reply-wait",
                  "50", "--json"},
