@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -103,6 +104,13 @@ inline std::map<std::string, std::string> showotma_fields(const std::vector<std:
 }
 
 enum class qm_mode { embedded, client };
+// "WORD(value)" in an operator command's answer `line` (DISPLAY TPIPE's SENDSEQ(3) ...), or "".
+inline std::string field(const std::string& line, const std::string& word) {
+  const std::regex re("\\b" + word + "\\(([^)]*)\\)");
+  std::smatch m;
+  return std::regex_search(line, m, re) ? m[1].str() : std::string();
+}
+
 inline const char* to_string(qm_mode m) { return m == qm_mode::embedded ? "embedded" : "client"; }
 
 struct ran {
@@ -343,6 +351,22 @@ class bridge_rig {
   }
   std::vector<std::string> bridge_command(const std::string& text) const {
     return socket_command(bridge_socket(), text);
+  }
+
+  // The bridge's DISPLAY TPIPE line for Tpipe `tp`, or "".
+  std::string tpipe_line(const std::string& tp) const {
+    for (const auto& l : bridge_command("DISPLAY TPIPE(" + tp + ")"))
+      if (contains(l, "TPIPE(" + tp + ")")) return l;
+    return {};
+  }
+  // Whether `ok` holds for that line within rig_wait.
+  bool wait_tpipe(const std::string& tp, const std::function<bool(const std::string&)>& ok) const {
+    const auto until = std::chrono::steady_clock::now() + rig_wait;
+    for (;;) {
+      if (ok(tpipe_line(tp))) return true;
+      if (std::chrono::steady_clock::now() >= until) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
   }
 
   // The Tpipe lines of /DIS TMEMBER MQXCF1 TPIPE ALL: name → status words ("SYN", "" ...).

@@ -19,13 +19,6 @@
 namespace imsb::test {
 namespace {
 
-// "WORD(value)" in `line`, or "".
-std::string field(const std::string& line, const std::string& word) {
-  const std::regex re("\\b" + word + "\\(([^)]*)\\)");
-  std::smatch m;
-  return std::regex_search(line, m, re) ? m[1].str() : std::string();
-}
-
 // The lines of `text` that hold `part`.
 std::vector<std::string> lines_with(const std::string& text, std::string_view part) {
   std::vector<std::string> out;
@@ -53,19 +46,9 @@ class coldstart : public ::testing::Test {
     rig_.reset();
   }
 
-  // DISPLAY TPIPE's line for `tp`, or "".
-  std::string tpipe_line(const std::string& tp) {
-    for (const auto& l : rig_->bridge_command("DISPLAY TPIPE(" + tp + ")"))
-      if (contains(l, "TPIPE(" + tp + ")")) return l;
-    return {};
-  }
-  bool wait_tpipe(const std::string& tp, const std::function<bool(const std::string&)>& ok) {
-    const auto until = std::chrono::steady_clock::now() + rig_wait;
-    for (;;) {
-      if (ok(tpipe_line(tp))) return true;
-      if (std::chrono::steady_clock::now() >= until) return false;
-      std::this_thread::sleep_for(milliseconds(20));
-    }
+  std::string tpipe_line(const std::string& tp) const { return rig_->tpipe_line(tp); }
+  bool wait_tpipe(const std::string& tp, const std::function<bool(const std::string&)>& ok) const {
+    return rig_->wait_tpipe(tp, ok);
   }
   static std::function<bool(const std::string&)> numbers(const std::string& send,
                                                          const std::string& receive) {

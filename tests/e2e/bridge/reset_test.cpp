@@ -23,13 +23,6 @@
 namespace imsb::test {
 namespace {
 
-// "WORD(value)" in `line`, or "".
-std::string field(const std::string& line, const std::string& word) {
-  const std::regex re("\\b" + word + "\\(([^)]*)\\)");
-  std::smatch m;
-  return std::regex_search(line, m, re) ? m[1].str() : std::string();
-}
-
 class reset_tpipe : public ::testing::TestWithParam<qm_mode> {
  protected:
   void SetUp() override {
@@ -47,18 +40,9 @@ class reset_tpipe : public ::testing::TestWithParam<qm_mode> {
     rig_.reset();
   }
 
-  std::string tpipe_line() {
-    for (const auto& l : rig_->bridge_command("DISPLAY TPIPE(" + tpipe_ + ")"))
-      if (contains(l, "TPIPE(" + tpipe_ + ")")) return l;
-    return {};
-  }
-  bool wait_tpipe(const std::function<bool(const std::string&)>& ok) {
-    const auto until = std::chrono::steady_clock::now() + rig_wait;
-    for (;;) {
-      if (ok(tpipe_line())) return true;
-      if (std::chrono::steady_clock::now() >= until) return false;
-      std::this_thread::sleep_for(milliseconds(20));
-    }
+  std::string tpipe_line() const { return rig_->tpipe_line(tpipe_); }
+  bool wait_tpipe(const std::function<bool(const std::string&)>& ok) const {
+    return rig_->wait_tpipe(tpipe_, ok);
   }
   std::string reset(const std::string& rest) {
     return joined(rig_->bridge_command("RESET TPIPE(" + tpipe_ + ") XCFMNAME(" + ims_member + ") " + rest));
