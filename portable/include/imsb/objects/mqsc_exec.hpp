@@ -36,7 +36,7 @@ struct exec_context {
   bool messages_unseen = false;
   // A running queue manager's status of a local queue, for DISPLAY QLOCAL/QUEUE's CURDEPTH, IPPROCS and
   // OPPROCS (asked for by name or with ALL, or in WHERE); nullopt for a queue it does not know. Empty (a
-  // stopped queue manager): those keywords are refused as not implemented (IMB1050E).
+  // stopped queue manager): those keywords fail with "queue manager not running" (IMB1049E).
   struct queue_status {
     std::int64_t curdepth = 0;
     std::int64_t ipprocs = 0;
