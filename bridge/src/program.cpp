@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -114,7 +115,12 @@ std::string trim(std::string line) {
 class console_reader {
  public:
   console_reader(std::istream& in, std::function<void(const std::string&)> handle, console_out& console)
-      : in_(in), handle_(std::move(handle)), console_(console), thread_([this] { run(); }) {}
+      : in_(in), handle_(std::move(handle)), console_(console), thread_([this] { run(); }) {
+    // A read of the terminal from the background would stop the whole bridge; with SIGTTIN ignored it
+    // fails with EIO instead (run() checks the foreground before each read; this covers the moment
+    // between) [D].
+    if (&in_ == &std::cin) std::signal(SIGTTIN, SIG_IGN);
+  }
   ~console_reader() {
     stop_ = true;
     thread_.join();
@@ -129,7 +135,19 @@ class console_reader {
       while (!stop_ && in_.get(c)) feed(&c, 1);
     } else {
       char buf[4096];
+      bool said_background = false;
       while (!stop_) {
+        if (in_background()) {
+          // "imsbridge --bridge.console=yes &": read once brought to the foreground (fg) [D].
+          if (!said_background)
+            console_.line(std::string(msg::IMB2066I) +
+                          " OPERATOR CONSOLE IN THE BACKGROUND: COMMANDS ARE READ ONCE IN THE FOREGROUND; "
+                          "USE THE CONTROL SOCKET MEANWHILE");
+          said_background = true;
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
+          continue;
+        }
+        said_background = false;  // said again if sent to the background again
         pollfd pfd{STDIN_FILENO, POLLIN, 0};
         const int n = ::poll(&pfd, 1, 200);
         if (n < 0 && errno == EINTR) continue;
@@ -137,12 +155,18 @@ class console_reader {
         if (n == 0) continue;
         const ssize_t got = ::read(STDIN_FILENO, buf, sizeof buf);
         if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (got < 0 && errno == EIO && in_background()) continue;  // sent to the background meanwhile
         if (got <= 0) break;
         feed(buf, static_cast<std::size_t>(got));
       }
     }
     if (!stop_ && !dropping_ && !pending_.empty()) handle_line(pending_);  // a last line without '\n'
     if (!stop_) console_.line(std::string(msg::IMB2059I) + " OPERATOR CONSOLE INPUT ENDED; RUNNING ON");
+  }
+  // Standard input is a terminal whose foreground process group is not ours.
+  static bool in_background() {
+    const pid_t fg = ::tcgetpgrp(STDIN_FILENO);
+    return fg > 0 && fg != ::getpgrp();
   }
   // Splits input into lines. [D] A line longer than the control socket's max_line is no command: it is
   // dropped up to its newline (IMB2064W once), so that input without line ends cannot grow without bound.
