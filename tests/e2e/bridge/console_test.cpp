@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,8 @@ TEST(console, in_the_background_the_bridge_runs_on_and_reads_once_in_the_foregro
     const int tty = ::open(slave.c_str(), O_RDWR);
     if (tty < 0 || ::ioctl(tty, TIOCSCTTY, 0) != 0) ::_exit(120);
     const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(out, 1);  // never the test's own output: ctest would wait for a child left running
+    ::dup2(out, 2);
     const pid_t bridge = ::fork();
     if (bridge == 0) {
       ::setpgid(0, 0);
@@ -105,15 +108,23 @@ TEST(console, in_the_background_the_bridge_runs_on_and_reads_once_in_the_foregro
   ::close(from_leader[1]);
   pid_t bridge = 0;
   ASSERT_EQ(::read(from_leader[0], &bridge, sizeof bridge), static_cast<ssize_t>(sizeof bridge));
-  auto stop = [&] {
-    ::kill(bridge, SIGTERM);
+  // Ends the bridge (SIGTERM, or SIGKILL when a failed assertion returns early) and reaps the leader.
+  int status = -1;
+  auto stop = [&](int sig) {
+    if (status != -1) return status;
+    ::kill(bridge, sig);
     ::kill(bridge, SIGCONT);
     (void)!::write(to_leader[1], "q", 1);
-    int status = 0;
     ::waitpid(leader, &status, 0);
     ::close(master);
+    ::close(to_leader[1]);
+    ::close(from_leader[0]);
     return status;
   };
+  struct guard {
+    std::function<int(int)> stop;
+    ~guard() { stop(SIGKILL); }
+  } ended{stop};
 
   ASSERT_TRUE(wait_log(log, "IMB2051I")) << read_file(log);
   EXPECT_TRUE(wait_log(log, "IMB2066I")) << read_file(log);
@@ -138,7 +149,7 @@ TEST(console, in_the_background_the_bridge_runs_on_and_reads_once_in_the_foregro
   ASSERT_EQ(::write(master, typed.data(), typed.size()), static_cast<ssize_t>(typed.size()));
   EXPECT_TRUE(wait_log(log, "IMB2030I", before + 2)) << read_file(log);
 
-  const int status = stop();
+  stop(SIGTERM);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "\n" << read_file(log);
   EXPECT_TRUE(contains(read_file(log), "IMB2053I")) << read_file(log);
 }
