@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "fake_bridge.hpp"
+#include "hooked_connection.hpp"
 #include "imsb/core/messages.hpp"
 #include "imsb/imsbench/imsbench.hpp"
 #include "imsb/mq/constants.hpp"
@@ -26,54 +27,6 @@
 
 namespace imsb::imsbench {
 namespace {
-
-// Over a real connection: `on_put(n)` before the n-th put, `on_get(n)` before the n-th get and
-// `after_get(n)` after it (counted over every connection of the run, from 1).
-class hooked_connection : public mqi::connection {
- public:
-  struct hooks {
-    std::atomic<int> puts{0}, gets{0}, discs{0};
-    std::function<void(int)> on_put, on_get, after_get;
-  };
-  hooked_connection(std::unique_ptr<mqi::connection> c, hooks& h) : c_(std::move(c)), h_(h) {}
-  const std::string& qmgr_name() const override { return c_->qmgr_name(); }
-  result<mqi::open_result> open(const mqi::object_descriptor& od, std::int32_t o) override {
-    return c_->open(od, o);
-  }
-  result<mqi::done> close(mqi::hobj h) override { return c_->close(h); }
-  result<mqi::put_result> put(mqi::hobj h, const mq::mqmd& md, bytes_view d, std::int32_t o) override {
-    const int n = ++h_.puts;
-    if (h_.on_put) h_.on_put(n);
-    return c_->put(h, md, d, o);
-  }
-  result<mqi::put_result> put1(const mqi::object_descriptor& od, const mq::mqmd& md, bytes_view d,
-                               std::int32_t o) override {
-    return c_->put1(od, md, d, o);
-  }
-  result<mqi::message> get(mqi::hobj h, const mqi::get_request& g) override {
-    const int n = ++h_.gets;
-    if (h_.on_get) h_.on_get(n);
-    auto m = c_->get(h, g);
-    if (h_.after_get) h_.after_get(n);
-    return m;
-  }
-  result<mqi::queue_status> inquire(mqi::hobj h) override { return c_->inquire(h); }
-  result<std::vector<mqi::object_attributes>> inquire_objects(const std::string& t,
-                                                              const std::string& g) override {
-    return c_->inquire_objects(t, g);
-  }
-  result<mqi::mqsc_reply> mqsc(const std::string& s) override { return c_->mqsc(s); }
-  result<mqi::done> commit() override { return c_->commit(); }
-  result<mqi::done> backout() override { return c_->backout(); }
-  result<mqi::done> disconnect() override {
-    ++h_.discs;
-    return c_->disconnect();
-  }
-
- private:
-  std::unique_ptr<mqi::connection> c_;
-  hooks& h_;
-};
 
 sigset_t stop_set() {
   sigset_t s;
@@ -129,7 +82,8 @@ class imsbench_signals : public ::testing::Test {
   }
   connector hooked() {
     return [this](const options&, int) -> result<std::unique_ptr<mqi::connection>> {
-      return std::unique_ptr<mqi::connection>(std::make_unique<hooked_connection>(connect(), hooks_));
+      return std::unique_ptr<mqi::connection>(
+          std::make_unique<test_support::hooked_connection>(connect(), hooks_));
     };
   }
   // A reply to every request on IMS.BRIDGE.Q.
@@ -148,7 +102,7 @@ class imsbench_signals : public ::testing::Test {
   sigset_t old_mask_{};
   std::optional<test::temp_qmgr> qm_;
   test::temp_dir files_;
-  hooked_connection::hooks hooks_;
+  test_support::hooked_connection::hooks hooks_;
   std::optional<test_support::fake_bridge> bridge_;
 };
 
@@ -257,7 +211,8 @@ TEST_F(imsbench_signals, a_signal_ends_a_think_time_at_once) {
 TEST_F(imsbench_signals, a_signal_while_connecting_stops_before_the_run) {
   const connector second_signals = [this](const options&, int i) -> result<std::unique_ptr<mqi::connection>> {
     if (i == 1) ::kill(::getpid(), SIGINT);
-    return std::unique_ptr<mqi::connection>(std::make_unique<hooked_connection>(connect(), hooks_));
+    return std::unique_ptr<mqi::connection>(
+        std::make_unique<test_support::hooked_connection>(connect(), hooks_));
   };
   std::ostringstream out, err;
   EXPECT_EQ(run(args({"-n", "3", "-d", "30"}), out, err, second_signals), 1);

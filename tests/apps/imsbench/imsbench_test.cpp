@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "fake_bridge.hpp"
+#include "hooked_connection.hpp"
 #include "imsb/core/messages.hpp"
 #include "imsb/mq/codes.hpp"
 #include "imsb/mq/constants.hpp"
@@ -358,63 +359,27 @@ TEST_F(imsbench_run, a_reply_built_from_dfs_text_is_an_error) {
   EXPECT_NE(j.find("\"DFS reply\":2"), std::string::npos) << j;
 }
 
-// A connection that counts MQDISC, over a real one.
-class counting_connection : public mqi::connection {
- public:
-  counting_connection(std::unique_ptr<mqi::connection> c, std::atomic<int>& discs)
-      : c_(std::move(c)), discs_(discs) {}
-  const std::string& qmgr_name() const override { return c_->qmgr_name(); }
-  result<mqi::open_result> open(const mqi::object_descriptor& od, std::int32_t o) override {
-    return c_->open(od, o);
-  }
-  result<mqi::done> close(mqi::hobj h) override { return c_->close(h); }
-  result<mqi::put_result> put(mqi::hobj h, const mq::mqmd& md, bytes_view d, std::int32_t o) override {
-    return c_->put(h, md, d, o);
-  }
-  result<mqi::put_result> put1(const mqi::object_descriptor& od, const mq::mqmd& md, bytes_view d,
-                               std::int32_t o) override {
-    return c_->put1(od, md, d, o);
-  }
-  result<mqi::message> get(mqi::hobj h, const mqi::get_request& g) override { return c_->get(h, g); }
-  result<mqi::queue_status> inquire(mqi::hobj h) override { return c_->inquire(h); }
-  result<std::vector<mqi::object_attributes>> inquire_objects(const std::string& t,
-                                                              const std::string& g) override {
-    return c_->inquire_objects(t, g);
-  }
-  result<mqi::mqsc_reply> mqsc(const std::string& s) override { return c_->mqsc(s); }
-  result<mqi::done> commit() override { return c_->commit(); }
-  result<mqi::done> backout() override { return c_->backout(); }
-  result<mqi::done> disconnect() override {
-    ++discs_;
-    return c_->disconnect();
-  }
-
- private:
-  std::unique_ptr<mqi::connection> c_;
-  std::atomic<int>& discs_;
-};
-
 TEST_F(imsbench_run, a_failed_start_disconnects_the_requesters_already_connected) {
-  std::atomic<int> discs{0};
+  test_support::hooked_connection::hooks h;  // counts MQDISC
   const connector third_fails = [&](const options&, int i) -> result<std::unique_ptr<mqi::connection>> {
     if (i == 2) return decode_error{mq::make_mqrc(2059), "MQCONN", 0, "nothing answers"};
-    return std::unique_ptr<mqi::connection>(std::make_unique<counting_connection>(connect(), discs));
+    return std::unique_ptr<mqi::connection>(std::make_unique<test_support::hooked_connection>(connect(), h));
   };
   std::ostringstream out, err;
   EXPECT_EQ(run({"-m", "local:QM1", "-q", "IMS.BRIDGE.Q", "-r", "APP.REPLY", "-n", "3", "--count", "1"}, out,
                 err, third_fails),
             1);
-  EXPECT_EQ(discs.load(), 2) << err.str();
+  EXPECT_EQ(h.discs.load(), 2) << err.str();
   // Opening the bridge queue fails for the first requester: its connection is disconnected too.
-  discs = 0;
+  h.discs = 0;
   const connector all = [&](const options&, int) -> result<std::unique_ptr<mqi::connection>> {
-    return std::unique_ptr<mqi::connection>(std::make_unique<counting_connection>(connect(), discs));
+    return std::unique_ptr<mqi::connection>(std::make_unique<test_support::hooked_connection>(connect(), h));
   };
   std::ostringstream out2, err2;
   EXPECT_EQ(run({"-m", "local:QM1", "-q", "NO.SUCH.Q", "-r", "APP.REPLY", "-n", "2", "--count", "1"}, out2,
                 err2, all),
             1);
-  EXPECT_EQ(discs.load(), 1) << err2.str();
+  EXPECT_EQ(h.discs.load(), 1) << err2.str();
 }
 
 TEST_F(imsbench_run, per_requester_reply_queues_all_replies) {
