@@ -217,9 +217,9 @@ int main(int argc, char** argv) {
       auto r = c.open({"SOAK.REPLY", ""}, mq::MQOO_INQUIRE);
       if (!r) return n.error("producer open", r.error()), false;
       for (int round = 0; round < 500 && !stop; ++round) {
-        auto st = c.inquire(h->handle);
+        auto st = mqi::inquire_queue(c, h->handle);
         if (!st) return n.error("producer inquire", st.error()), false;
-        auto rst = c.inquire(r->handle);
+        auto rst = mqi::inquire_queue(c, r->handle);
         if (!rst) return n.error("producer inquire", rst.error()), false;
         if (st->current_depth > depth_bound || rst->current_depth > depth_bound) {
           std::this_thread::sleep_for(20ms);
@@ -433,7 +433,7 @@ int main(int argc, char** argv) {
   auto hr = (*sampler)->open({"SOAK.REPLY", ""}, mq::MQOO_INQUIRE);
   if (!hp || !hr) return die("sampler open", (!hp ? hp.error() : hr.error()));
   auto depth = [&](mqi::hobj h) {
-    auto st = (*sampler)->inquire(h);
+    auto st = mqi::inquire_queue(**sampler, h);
     return st ? st->current_depth : -1;
   };
 

@@ -43,11 +43,9 @@ using bridgemap::record_kind;
 using bridgemap::state_record;
 using bridgemap::token16;
 using detail::connection_broken;
-using detail::mqrc_of;
 using detail::trim;
 using namespace std::chrono_literals;
 
-constexpr std::int32_t native_encoding = 546;  // MQENC_NATIVE on Linux x86-64 (the embedded queue manager)
 // [D] NAK X'23' for a persistent CM0 command (ARCHITECTURE.md "IMS commands"): MQFB 300 + X'23' = 335.
 constexpr std::int32_t feedback_cm0_command = mq::MQFB_IMS_ERROR + otma::sense::seq_not_recoverable;
 
@@ -55,7 +53,7 @@ std::string hex_token(const token16& t) { return to_hex(bytes_view(t.data(), t.s
 
 // Review #1: only MQRC_NO_MSG_AVAILABLE says a request is gone already (expired, got by an operator); any
 // other refusal of a get by token (2016 GET(DISABLED) ...) leaves it on its queue.
-bool request_gone(const decode_error& e) { return mqrc_of(e) == mq::MQRC_NO_MSG_AVAILABLE; }
+bool request_gone(const decode_error& e) { return mqi::reason_of(e) == mq::MQRC_NO_MSG_AVAILABLE; }
 
 std::int64_t wall_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -180,6 +178,9 @@ struct engine_core {
   std::unique_ptr<xcf::service> xcf;
   std::string qmgr_name, member_name, dlq;
   std::int32_t qmgr_ccsid = 1208;
+  // The numbers' encoding of what the bridge makes (replies, dead letters, events, the request MQMD kept
+  // in OTMA user data): the queue manager platform's MQENC_NATIVE, read by MQINQ at start.
+  std::int32_t qmgr_encoding = mqi::native_encoding_of(mq::MQPL_UNIX);
 
   detail::record_cache records;
   std::vector<state_record> loaded;  // at start: every record (assignments, markers ...)
@@ -208,7 +209,7 @@ struct engine_core {
     bridgemap::reply_context ctx;
     ctx.qmgr_name = qmgr_name;
     ctx.qmgr_ccsid = qmgr_ccsid;
-    ctx.qmgr_encoding = native_encoding;
+    ctx.qmgr_encoding = qmgr_encoding;
     ctx.xcf_group = group;
     ctx.xcf_member = member;
     ctx.partner = config.partner(group, member).data;
@@ -221,7 +222,7 @@ struct engine_core {
   void put_event(bool is_start, const std::string& group, const std::string& member, bool error) {
     const mq::event_message ev = mq::bridge_event(
         is_start, group, member, error ? mq::MQRQ_BRIDGE_STOPPED_ERROR : mq::MQRQ_BRIDGE_STOPPED_OK, 0,
-        qmgr_name, native_encoding, qmgr_ccsid);
+        qmgr_name, qmgr_encoding, qmgr_ccsid);
     std::lock_guard<std::mutex> lock(own_mu);
     if (!own) return;
     (void)own->put1({"SYSTEM.ADMIN.CHANNEL.EVENT", ""}, ev.md, ev.data,
@@ -1033,7 +1034,7 @@ void partner::handle_output(const otma::otma_message& out, std::uint64_t gen) {
         return;
       }
       // The reply cannot be put (2085, 2035 ...): the dead-letter queue, with that MQRC (issue 7).
-      const std::int32_t rc = mqrc_of(put.error()) != 0 ? mqrc_of(put.error()) : mq::MQRC_UNEXPECTED_ERROR;
+      const std::int32_t rc = mqi::reason_of(put.error());
       trouble = "reply to " + reply->queue + " not put: " + put.error().to_string();
       if (eng.dlq.empty()) {
         ok = false;
@@ -1046,7 +1047,7 @@ void partner::handle_output(const otma::otma_message& out, std::uint64_t gen) {
     }
   } else {
     // Output that cannot be turned into a reply (no user data of ours, not convertible): dead letter.
-    const std::int32_t reason = static_cast<std::int32_t>(reply.error().code.value());
+    const std::int32_t reason = mq::feedback_of(reply.error().code);
     trouble = "output on Tpipe " + tp + " not a reply: " + reply.error().to_string();
     const bytes data = segments_bytes(out);
     auto md = bridgemap::request_md_of(out, ctx);
@@ -1346,7 +1347,7 @@ bool worker::browse_one() {
   }
   auto got = conn->get(h, g);
   if (!got) {
-    if (mqrc_of(got.error()) == mq::MQRC_NO_MSG_AVAILABLE) {
+    if (mqi::reason_of(got.error()) == mq::MQRC_NO_MSG_AVAILABLE) {
       if (pass_from_first) {
         // A whole pass: verdicts of requests not met in it (and not out with IMS) belong to requests gone.
         const detail::tpipe_records rec = eng.records.get(key());
@@ -1365,7 +1366,7 @@ bool worker::browse_one() {
     }
     if (connection_broken(got.error())) {
       drop_connection(got.error());
-    } else if (mqrc_of(got.error()) == mq::MQRC_GET_INHIBITED) {
+    } else if (mqi::reason_of(got.error()) == mq::MQRC_GET_INHIBITED) {
       pause_gets(got.error(), "browse refused");  // until the operator enables GET again
     } else {
       stop_queue("browse failed: " + got.error().to_string());
@@ -1428,7 +1429,7 @@ void worker::put_report(const mq::mqmd& md, bytes_view data, std::int32_t feedba
                       mq::MQPMO_SYNCPOINT | mq::MQPMO_SET_ALL_CONTEXT);
   if (!p && !eng.dlq.empty()) {
     // Undeliverable report: to the dead-letter queue, as the queue manager does with reports.
-    (void)put_dead_letter(rep->md, rep->data, mqrc_of(p.error()), rep->queue, rep->qmgr);
+    (void)put_dead_letter(rep->md, rep->data, mqi::reason_of(p.error()), rep->queue, rep->qmgr);
   }
 }
 
@@ -1504,7 +1505,7 @@ std::optional<otma::otma_message> worker::build(const mqi::message& msg, bool sy
   const std::int32_t ccsid = msg.md.coded_char_set_id == 0 ? eng.qmgr_ccsid : msg.md.coded_char_set_id;
   auto req = mq::validate_bridge_message(msg.data, msg.md.format, msg.md.encoding, ccsid);
   if (!req) {
-    *reason = static_cast<std::int32_t>(req.error().code.value());
+    *reason = mq::feedback_of(req.error().code);
     *why = req.error().to_string();
     return std::nullopt;
   }
@@ -1515,7 +1516,7 @@ std::optional<otma::otma_message> worker::build(const mqi::message& msg, bool sy
   ctx.recoverable_seq = rseq;
   ctx.token = msg.token;
   ctx.partner = pc.data;
-  ctx.qmgr_encoding = native_encoding;
+  ctx.qmgr_encoding = eng.qmgr_encoding;
   ctx.qmgr_ccsid = eng.qmgr_ccsid;
   ctx.user = trim(msg.md.user_identifier);
   ctx.security_flag = req->security_scope;
@@ -1539,7 +1540,7 @@ std::optional<otma::otma_message> worker::build(const mqi::message& msg, bool sy
   }
   auto m = bridgemap::build_input(msg.md, msg.data, *req, ctx);
   if (!m) {
-    *reason = static_cast<std::int32_t>(m.error().code.value());
+    *reason = mq::feedback_of(m.error().code);
     *why = m.error().to_string();
     return std::nullopt;
   }
@@ -1552,7 +1553,7 @@ bool worker::process(const mqi::message& msg) {
   const std::int32_t ccsid = msg.md.coded_char_set_id == 0 ? eng.qmgr_ccsid : msg.md.coded_char_set_id;
   auto req = mq::validate_bridge_message(msg.data, msg.md.format, msg.md.encoding, ccsid);
   if (!req) {
-    reject(msg, static_cast<std::int32_t>(req.error().code.value()), req.error().to_string());
+    reject(msg, mq::feedback_of(req.error().code), req.error().to_string());
     return true;
   }
   const bool persistent = msg.md.persistence == mq::MQPER_PERSISTENT;
@@ -2013,7 +2014,7 @@ void worker::resend_in_flight() {
       (void)conn->backout();
       if (connection_broken(rm.error())) {
         drop_connection(rm.error());
-      } else if (mqrc_of(rm.error()) == mq::MQRC_GET_INHIBITED) {
+      } else if (mqi::reason_of(rm.error()) == mq::MQRC_GET_INHIBITED) {
         pause_gets(rm.error(), "in-flight request that cannot be sent again not got",
                    [this] { resend_in_flight(); });
       } else {
@@ -2234,12 +2235,12 @@ void worker::on_output(const otma::otma_message& out) {
         return;
       }
       trouble = "reply to " + reply->queue + " not put: " + p.error().to_string();
-      const std::int32_t rc = mqrc_of(p.error()) != 0 ? mqrc_of(p.error()) : mq::MQRC_UNEXPECTED_ERROR;
+      const std::int32_t rc = mqi::reason_of(p.error());
       ok = static_cast<bool>(put_dead_letter(reply->md, reply->data, rc, reply->queue, reply->qmgr));
     }
   } else {
     trouble = "output not a reply: " + reply.error().to_string();
-    const auto reason = static_cast<std::int32_t>(reply.error().code.value());
+    const auto reason = mq::feedback_of(reply.error().code);
     if (req) {
       ok = static_cast<bool>(put_dead_letter(req->msg.md, req->msg.data, reason, queue, ""));
     } else {
@@ -2561,12 +2562,13 @@ result<std::monostate> engine::start() {
   e.own = std::move(c).value();
   e.qmgr_name = e.own->qmgr_name();
   e.member_name = e.config.member.empty() ? e.qmgr_name : e.config.member;
-  if (auto q = e.own->inquire_objects("QMGR", "*"); q && !q->empty()) {
-    e.dlq = detail::attr_value(q->front().attributes, "DEADQ");
-    const std::string ccsid = detail::attr_value(q->front().attributes, "CCSID");
-    if (!ccsid.empty() && ccsid.find_first_not_of("0123456789") == std::string::npos)
-      e.qmgr_ccsid = std::stoi(ccsid);
-  }
+  // The queue manager's dead-letter queue, CCSID and platform (so its encoding), by MQINQ: a bridge that
+  // cannot read them would make replies in guessed encodings, so it does not start.
+  auto qm = mqi::inquire_qmgr(*e.own);
+  if (!qm) return qm.error();
+  e.dlq = qm->dead_letter_q;
+  e.qmgr_ccsid = qm->ccsid;
+  e.qmgr_encoding = mqi::native_encoding_of(qm->platform);
   e.own_store = std::make_unique<state_store>(*e.own);
   if (auto o = e.own_store->open(true); !o) return o.error();
   auto all = e.own_store->load_all();

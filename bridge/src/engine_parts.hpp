@@ -148,24 +148,11 @@ class record_cache {
   std::uint64_t version_ = 0;
 };
 
-// The MQRC of an MQI error (0 when the error is not an MQRC).
-inline std::int32_t mqrc_of(const decode_error& e) {
-  return e.code.category() == mq::mqrc_category() ? static_cast<std::int32_t>(e.code.value()) : 0;
-}
-
-// A connection that is gone (ARCHITECTURE.md step 7: reconnect, reload the records, resync).
+// A connection that is gone (ARCHITECTURE.md step 7: reconnect, reload the records, resync): the MQI
+// contract's is_connection_gone, and a handle the queue manager no longer knows (2019): the bridge's
+// handles are opened once per connection, so a lost one means the connection was made again.
 inline bool connection_broken(const decode_error& e) {
-  switch (mqrc_of(e)) {
-    case mq::MQRC_CONNECTION_BROKEN:    // 2009
-    case 2018:                          // MQRC_HCONN_ERROR: the connection was ended
-    case mq::MQRC_HOBJ_ERROR:           // 2019
-    case mq::MQRC_Q_MGR_NOT_AVAILABLE:  // 2059
-    case mq::MQRC_Q_MGR_QUIESCING:      // 2161
-    case mq::MQRC_Q_MGR_STOPPING:       // 2162
-      return true;
-    default:
-      return false;
-  }
+  return mqi::is_connection_gone(e) || mqi::reason_of(e) == mq::MQRC_HOBJ_ERROR;
 }
 
 inline std::string trim(std::string s) {

@@ -360,14 +360,12 @@ int run_imsreq(const std::vector<std::string>& args, std::ostream& out, std::ost
   // The queue manager's CCSID: the request is text in it (MQCCSI_Q_MGR would do for the MQMD, but the
   // MQIIH and segments must be encoded in the same CCSID, so it is asked for).
   std::int32_t ccsid = codepage::ccsid_819;
-  if (auto qm = c.inquire_objects("QMGR", "*"); qm && !qm->empty()) {
-    const auto it = qm->front().attributes.find("CCSID");
-    long long v = 0;
-    if (it != qm->front().attributes.end() && parse_int(it->second, 1, 65535, v) &&
-        codepage::supported(static_cast<std::int32_t>(v)))
-      ccsid = static_cast<std::int32_t>(v);
+  std::int32_t encoding = mqi::native_encoding_of(mq::MQPL_UNIX);
+  if (auto qm = mqi::inquire_qmgr(c)) {
+    if (codepage::supported(qm->ccsid)) ccsid = qm->ccsid;
+    encoding = mqi::native_encoding_of(qm->platform);
   }
-  const imsreq_message req = build_imsreq_message(o, mq::MQENC_NATIVE_LINUX_X86, ccsid);
+  const imsreq_message req = build_imsreq_message(o, encoding, ccsid);
 
   // Open the reply queue first, so that a reply cannot be missed by a wrong name found after the put.
   auto reply_q = c.open({o.reply_queue, ""}, mq::MQOO_INPUT_SHARED | mq::MQOO_FAIL_IF_QUIESCING);

@@ -14,10 +14,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <utility>
 
 #include "imsb/mq/codes.hpp"
@@ -294,25 +296,27 @@ class client_connection final : public mqi::connection {
 
   const std::string& qmgr_name() const override { return qmgr_name_; }
 
-  result<mqi::open_result> open(const mqi::object_descriptor& od, std::int32_t options) override {
+  mqi::result<mqi::open_result> open(const mqi::object_descriptor& od, std::int32_t options) override {
     auto r = call<wire::open_response>(wire::open_request{od, options}, "MQOPEN");
     if (!r) return r.error();
-    return std::move(r->result);
+    return completed(r->st, std::move(r->result));
   }
-  result<mqi::done> close(mqi::hobj handle) override { return plain(wire::close_request{handle}, "MQCLOSE"); }
-  result<mqi::put_result> put(mqi::hobj handle, const mq::mqmd& md, bytes_view data,
-                              std::int32_t options) override {
+  mqi::result<mqi::done> close(mqi::hobj handle) override {
+    return plain(wire::close_request{handle}, "MQCLOSE");
+  }
+  mqi::result<mqi::put_result> put(mqi::hobj handle, const mq::mqmd& md, bytes_view data,
+                                   std::int32_t options) override {
     auto r = call<wire::put_response>(wire::put_request{handle, md, data.to_bytes(), options}, "MQPUT");
     if (!r) return r.error();
-    return std::move(r->result);
+    return completed(r->st, std::move(r->result));
   }
-  result<mqi::put_result> put1(const mqi::object_descriptor& od, const mq::mqmd& md, bytes_view data,
-                               std::int32_t options) override {
+  mqi::result<mqi::put_result> put1(const mqi::object_descriptor& od, const mq::mqmd& md, bytes_view data,
+                                    std::int32_t options) override {
     auto r = call<wire::put_response>(wire::put1_request{od, md, data.to_bytes(), options}, "MQPUT1");
     if (!r) return r.error();
-    return std::move(r->result);
+    return completed(r->st, std::move(r->result));
   }
-  result<mqi::message> get(mqi::hobj handle, const mqi::get_request& request) override {
+  mqi::result<mqi::message> get(mqi::hobj handle, const mqi::get_request& request) override {
     // The call may take the wait, and the margin on top; an unlimited wait has no deadline.
     std::optional<std::int64_t> wait = 0;
     if ((request.options & mq::MQGMO_WAIT) != 0)
@@ -320,30 +324,48 @@ class client_connection final : public mqi::connection {
           request.wait_interval_ms < 0 ? std::nullopt : std::optional<std::int64_t>(request.wait_interval_ms);
     auto r = call<wire::get_response>(wire::get_request_frame{handle, request}, "MQGET", wait);
     if (!r) return r.error();
-    return std::move(r->msg);
+    return completed(r->st, std::move(r->msg));
   }
-  result<mqi::queue_status> inquire(mqi::hobj handle) override {
-    auto r = call<wire::inquire_response>(wire::inquire_request{handle}, "MQINQ");
+  mqi::result<mqi::inquiry> inquire(mqi::hobj handle, const std::vector<std::int32_t>& selectors) override {
+    if (selectors.size() > mq::MQINQ_MAX_SELECTORS)  // as the queue manager would answer, nothing sent
+      return decode_error{mq::make_mqrc(mq::MQRC_SELECTOR_COUNT_ERROR), "MQINQ", 0,
+                          std::to_string(selectors.size()) + " selectors, at most 256"};
+    auto r = call<wire::inquire_response>(wire::inquire_request{handle, selectors}, "MQINQ");
     if (!r) return r.error();
-    return std::move(r->result);
+    return completed(r->st, std::move(r->result));
   }
-  result<std::vector<mqi::object_attributes>> inquire_objects(const std::string& type,
-                                                              const std::string& generic) override {
+  mqi::result<std::vector<mqi::object_attributes>> inquire_objects(const std::string& type,
+                                                                   const std::string& generic) override {
     auto r = call<wire::inquire_objects_response>(wire::inquire_objects_request{type, generic}, "MQINQ");
     if (!r) return r.error();
-    return std::move(r->objects);
+    return completed(r->st, std::move(r->objects));
   }
-  result<mqi::mqsc_reply> mqsc(const std::string& script) override {
+  mqi::result<mqi::mqsc_reply> mqsc(const std::string& script) override {
     auto r = call<wire::mqsc_response>(wire::mqsc_request{script}, "MQSC");
     if (!r) return r.error();
-    return std::move(r->reply);
+    return completed(r->st, std::move(r->reply));
   }
-  result<mqi::done> commit() override { return plain(wire::commit_request{}, "MQCMIT"); }
-  result<mqi::done> backout() override { return plain(wire::backout_request{}, "MQBACK"); }
-  result<mqi::done> disconnect() override {
+  mqi::result<mqi::done> commit() override { return plain(wire::commit_request{}, "MQCMIT"); }
+  mqi::result<mqi::done> backout() override { return plain(wire::backout_request{}, "MQBACK"); }
+  // A stop wakes the read the owning thread may be blocked in by shutting the socket: the server sees the
+  // connection end and backs its unit of work out (connection.hpp) [D].
+  void stop() noexcept override {
+    const std::lock_guard<std::mutex> lock(stream_mu_);
+    stopped_ = true;
+    if (s_) s_->shutdown();
+  }
+  mqi::result<mqi::done> disconnect() override {
+    if (stopped_ && !disconnected_) {
+      // The stop ended the connection; the server backed its unit of work out when it saw the close.
+      const std::lock_guard<std::mutex> lock(stream_mu_);
+      disconnected_ = true;
+      s_.reset();
+      return mqi::done{};
+    }
     auto r = plain(wire::disconnect_request{}, "MQDISC");
     // Whatever the answer, the connection is over: the server closes its end after MQDISC.
     if (!broken_) {
+      const std::lock_guard<std::mutex> lock(stream_mu_);
       disconnected_ = true;
       s_.reset();
     }
@@ -357,6 +379,7 @@ class client_connection final : public mqi::connection {
     if (disconnected_)
       return decode_error{mq::make_mqrc(mq::MQRC_HCONN_ERROR), call_name, 0,
                           "the connection was disconnected"};
+    if (stopped_) return stopped_error(call_name);
     if (broken_)
       return decode_error{mq::make_mqrc(mq::MQRC_CONNECTION_BROKEN), call_name, 0,
                           "the connection to " + where_ + " is broken: " + broken_detail_};
@@ -385,7 +408,7 @@ class client_connection final : public mqi::connection {
           frame.status == stream::frame_status::ok ? wire::decode_response(frame.data, type) : std::nullopt;
       const Response* resp = d && *d ? std::get_if<Response>(&d->value().value) : nullptr;
       auto e = broken(call_name, write_error);
-      if (resp != nullptr && resp->st.reason != mq::MQRC_NONE)
+      if (resp != nullptr && resp->st.completion_code == mq::MQCC_FAILED)
         return remote_error(resp->st.reason, call_name, resp->st.detail);
       return e;
     }
@@ -399,14 +422,23 @@ class client_connection final : public mqi::connection {
     if (!*d) return broken(call_name, "bad frame: " + d->error().to_string());
     auto* resp = std::get_if<Response>(&d->value().value);
     if (resp == nullptr) return broken(call_name, "response of the wrong kind");
-    if (resp->st.reason != mq::MQRC_NONE) return remote_error(resp->st.reason, call_name, resp->st.detail);
+    if (resp->st.completion_code == mq::MQCC_FAILED)
+      return remote_error(resp->st.reason, call_name, resp->st.detail);
     return std::move(*resp);
   }
 
-  result<mqi::done> plain(const wire::request& req, const char* call_name) {
+  // A value that came with MQCC_OK, or with MQCC_WARNING and its reason.
+  template <class T>
+  static mqi::result<T> completed(const wire::status& st, T value) {
+    if (st.completion_code == mq::MQCC_WARNING)
+      return mqi::result<T>::warning(std::move(value), st.reason, st.detail);
+    return value;
+  }
+
+  mqi::result<mqi::done> plain(const wire::request& req, const char* call_name) {
     auto r = call<wire::plain_response>(req, call_name);
     if (!r) return r.error();
-    return mqi::done{};
+    return completed(r->st, mqi::done{});
   }
 
   std::string why_broken() const {
@@ -415,9 +447,15 @@ class client_connection final : public mqi::connection {
            " ms beyond the call's wait (IMSB_CLIENT_CALL_TIMEOUT_MS)";
   }
 
+  static decode_error stopped_error(const char* call_name) {
+    return decode_error{mq::make_mqrc(mq::MQRC_CONNECTION_STOPPING), call_name, 0,
+                        "the connection was stopped (connection::stop)"};
+  }
+
   decode_error broken(const char* call_name, const std::string& why) {
     broken_ = true;
     broken_detail_ = why;
+    if (stopped_) return stopped_error(call_name);  // the stop shut the socket: that is why it broke
     if (s_) s_->shutdown();
     return decode_error{mq::make_mqrc(mq::MQRC_CONNECTION_BROKEN), call_name, 0,
                         "the connection to " + where_ + " broke: " + why};
@@ -429,6 +467,8 @@ class client_connection final : public mqi::connection {
   std::int64_t margin_ms_ = 30000;
   bool broken_ = false;
   bool disconnected_ = false;
+  std::mutex stream_mu_;              // s_'s reset (MQDISC) against stop() from another thread
+  std::atomic<bool> stopped_{false};  // stop(): every call but MQDISC fails with 2203
   std::string broken_detail_;
 };
 

@@ -167,27 +167,31 @@ class local_connection final : public mqi::connection {
     owner_.reset();  // under the registry's lock, so that connect() never finds a half-ended one
   }
   const std::string& qmgr_name() const override { return inner_->qmgr_name(); }
-  result<mqi::open_result> open(const mqi::object_descriptor& od, std::int32_t options) override {
+  mqi::result<mqi::open_result> open(const mqi::object_descriptor& od, std::int32_t options) override {
     return inner_->open(od, options);
   }
-  result<mqi::done> close(mqi::hobj h) override { return inner_->close(h); }
-  result<mqi::put_result> put(mqi::hobj h, const mq::mqmd& md, bytes_view data, std::int32_t o) override {
+  mqi::result<mqi::done> close(mqi::hobj h) override { return inner_->close(h); }
+  mqi::result<mqi::put_result> put(mqi::hobj h, const mq::mqmd& md, bytes_view data,
+                                   std::int32_t o) override {
     return inner_->put(h, md, data, o);
   }
-  result<mqi::put_result> put1(const mqi::object_descriptor& od, const mq::mqmd& md, bytes_view data,
-                               std::int32_t o) override {
+  mqi::result<mqi::put_result> put1(const mqi::object_descriptor& od, const mq::mqmd& md, bytes_view data,
+                                    std::int32_t o) override {
     return inner_->put1(od, md, data, o);
   }
-  result<mqi::message> get(mqi::hobj h, const mqi::get_request& r) override { return inner_->get(h, r); }
-  result<mqi::queue_status> inquire(mqi::hobj h) override { return inner_->inquire(h); }
-  result<std::vector<mqi::object_attributes>> inquire_objects(const std::string& type,
-                                                              const std::string& generic) override {
+  mqi::result<mqi::message> get(mqi::hobj h, const mqi::get_request& r) override { return inner_->get(h, r); }
+  mqi::result<mqi::inquiry> inquire(mqi::hobj h, const std::vector<std::int32_t>& s) override {
+    return inner_->inquire(h, s);
+  }
+  mqi::result<std::vector<mqi::object_attributes>> inquire_objects(const std::string& type,
+                                                                   const std::string& generic) override {
     return inner_->inquire_objects(type, generic);
   }
-  result<mqi::mqsc_reply> mqsc(const std::string& script) override { return inner_->mqsc(script); }
-  result<mqi::done> commit() override { return inner_->commit(); }
-  result<mqi::done> backout() override { return inner_->backout(); }
-  result<mqi::done> disconnect() override { return inner_->disconnect(); }
+  mqi::result<mqi::mqsc_reply> mqsc(const std::string& script) override { return inner_->mqsc(script); }
+  mqi::result<mqi::done> commit() override { return inner_->commit(); }
+  mqi::result<mqi::done> backout() override { return inner_->backout(); }
+  void stop() noexcept override { inner_->stop(); }
+  mqi::result<mqi::done> disconnect() override { return inner_->disconnect(); }
 
  private:
   std::shared_ptr<local_qmgr> owner_;

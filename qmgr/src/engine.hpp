@@ -74,6 +74,7 @@ struct handle_state {
   std::int32_t options = 0;
   bool input = false;
   bool exclusive = false;
+  bool qmgr_object = false;                 // MQOPEN of the queue manager (MQOT_Q_MGR): MQINQ only
   std::optional<std::uint64_t> browse_seq;  // arrival number of the message under the browse cursor
 };
 
@@ -96,6 +97,7 @@ struct conn_state {
   principal who;
   bool broken = false;        // stop_connections / the queue manager ended: MQRC_CONNECTION_BROKEN
   bool disconnected = false;  // MQDISC ran: MQRC_HCONN_ERROR
+  bool stopped = false;       // connection::stop(): MQRC_CONNECTION_STOPPING but for MQDISC
   std::map<mqi::hobj, handle_state> handles;
   mqi::hobj next_handle = 1;  // next_hobj(): 1..INT32_MAX, wrapping, skipping handles in use
   mqi::hobj next_hobj();
@@ -202,6 +204,12 @@ class engine {
   result<std::vector<mqi::object_attributes>> inquire_objects(const conn_state& c, const std::string& type,
                                                               const std::string& generic);
 };
+
+// engine_inquire.cpp: MQINQ's answer for `selectors` from a queue's definition (with `status`, its
+// depth and open counts, for a local queue; may be null) or the queue manager's (`is_qmgr`). mu held.
+mqi::result<mqi::inquiry> inquire_attributes(const objects::object_record& rec, bool is_qmgr,
+                                             const local_queue* status,
+                                             const std::vector<std::int32_t>& selectors);
 
 // engine_connection.cpp: the in-process connection of `c` on `e`.
 std::unique_ptr<mqi::connection> make_local_connection(std::shared_ptr<engine> e,

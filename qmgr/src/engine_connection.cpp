@@ -45,7 +45,7 @@ class local_connection final : public mqi::connection {
 
   const std::string& qmgr_name() const override { return e_->catalog.qmgr_name(); }
 
-  result<mqi::open_result> open(const mqi::object_descriptor& od, std::int32_t options) override {
+  mqi::result<mqi::open_result> open(const mqi::object_descriptor& od, std::int32_t options) override {
     std::unique_lock<std::mutex> lk(e_->mu);
     if (auto bad = check("MQOPEN")) return *bad;
     result<mqi::hobj> h = open_locked(od, options, "MQOPEN");
@@ -54,7 +54,7 @@ class local_connection final : public mqi::connection {
     return mqi::open_result{*h, hs.resolved_q, hs.resolved_qmgr};
   }
 
-  result<mqi::done> close(mqi::hobj handle) override {
+  mqi::result<mqi::done> close(mqi::hobj handle) override {
     std::unique_lock<std::mutex> lk(e_->mu);
     if (auto bad = check("MQCLOSE")) return *bad;
     if (c_->handles.count(handle) == 0)
@@ -63,15 +63,15 @@ class local_connection final : public mqi::connection {
     return mqi::done{};
   }
 
-  result<mqi::put_result> put(mqi::hobj handle, const mq::mqmd& md, bytes_view data,
-                              std::int32_t options) override {
+  mqi::result<mqi::put_result> put(mqi::hobj handle, const mq::mqmd& md, bytes_view data,
+                                   std::int32_t options) override {
     std::unique_lock<std::mutex> lk(e_->mu);
     if (auto bad = check("MQPUT")) return *bad;
     return put_locked(lk, handle, md, data, options, "MQPUT");
   }
 
-  result<mqi::put_result> put1(const mqi::object_descriptor& od, const mq::mqmd& md, bytes_view data,
-                               std::int32_t options) override {
+  mqi::result<mqi::put_result> put1(const mqi::object_descriptor& od, const mq::mqmd& md, bytes_view data,
+                                    std::int32_t options) override {
     std::unique_lock<std::mutex> lk(e_->mu);
     if (auto bad = check("MQPUT1")) return *bad;
     std::int32_t oo = mq::MQOO_OUTPUT;
@@ -89,50 +89,43 @@ class local_connection final : public mqi::connection {
     return r;
   }
 
-  result<mqi::message> get(mqi::hobj handle, const mqi::get_request& req) override;
+  mqi::result<mqi::message> get(mqi::hobj handle, const mqi::get_request& req) override;
 
-  result<mqi::queue_status> inquire(mqi::hobj handle) override {
+  mqi::result<mqi::inquiry> inquire(mqi::hobj handle, const std::vector<std::int32_t>& selectors) override {
     std::unique_lock<std::mutex> lk(e_->mu);
     if (auto bad = check("MQINQ")) return *bad;
     auto it = c_->handles.find(handle);
     if (it == c_->handles.end())
       return mqi_error("MQINQ", mq::MQRC_HOBJ_ERROR, "handle " + std::to_string(handle) + " is not open");
     if ((it->second.options & mq::MQOO_INQUIRE) == 0)
-      return mqi_error("MQINQ", mq::MQRC_NOT_OPEN_FOR_INQUIRE, "the queue was not opened with MQOO_INQUIRE");
+      return mqi_error("MQINQ", mq::MQRC_NOT_OPEN_FOR_INQUIRE, "the object was not opened with MQOO_INQUIRE");
+    if (it->second.qmgr_object)
+      return engine_detail::inquire_attributes(e_->catalog.qmgr(), true, nullptr, selectors);
     if (e_->queue_of(it->second) == nullptr)
       return mqi_error("MQINQ", mq::MQRC_Q_DELETED, "queue " + it->second.local_queue + " was deleted");
+    // The definition opened (an alias or remote definition answers for itself), else the local queue.
     const objects::object_record* rec = e_->queue_record(it->second.object_name);
     if (rec == nullptr) rec = e_->queue_record(it->second.local_queue);
     if (rec == nullptr)
       return mqi_error("MQINQ", mq::MQRC_Q_DELETED, "queue " + it->second.object_name + " deleted");
-    mqi::queue_status st;
-    st.name = rec->name;
-    st.type = std::string(objects::to_mqsc_word(rec->type));
-    for (const auto& [k, v] : rec->attrs) st.attributes.emplace(k, v);
-    if (rec->type == objects::object_type::qlocal) {
-      if (local_queue* q = e_->queue_of(rec->name)) {
-        st.current_depth = static_cast<std::int32_t>(q->messages.size());
-        st.open_input_count = q->open_input;
-        st.open_output_count = q->open_output;
-      }
-    }
-    return st;
+    const local_queue* q = rec->type == objects::object_type::qlocal ? e_->queue_of(rec->name) : nullptr;
+    return engine_detail::inquire_attributes(*rec, false, q, selectors);
   }
 
-  result<std::vector<mqi::object_attributes>> inquire_objects(const std::string& type,
-                                                              const std::string& generic) override {
+  mqi::result<std::vector<mqi::object_attributes>> inquire_objects(const std::string& type,
+                                                                   const std::string& generic) override {
     std::unique_lock<std::mutex> lk(e_->mu);
     if (auto bad = check("MQINQ")) return *bad;
     return e_->inquire_objects(*c_, type, generic);
   }
 
-  result<mqi::mqsc_reply> mqsc(const std::string& script) override {
+  mqi::result<mqi::mqsc_reply> mqsc(const std::string& script) override {
     std::unique_lock<std::mutex> lk(e_->mu);
     if (auto bad = check("MQSC")) return *bad;
     return e_->run_mqsc(lk, *c_, script);
   }
 
-  result<mqi::done> commit() override {
+  mqi::result<mqi::done> commit() override {
     std::unique_lock<std::mutex> lk(e_->mu);
     if (auto bad = check("MQCMIT")) return *bad;
     log_batch batch;
@@ -142,7 +135,7 @@ class local_connection final : public mqi::connection {
     return mqi::done{};
   }
 
-  result<mqi::done> backout() override {
+  mqi::result<mqi::done> backout() override {
     std::unique_lock<std::mutex> lk(e_->mu);
     if (auto bad = check("MQBACK")) return *bad;
     log_batch batch;
@@ -152,11 +145,25 @@ class local_connection final : public mqi::connection {
     return mqi::done{};
   }
 
-  result<mqi::done> disconnect() override {
+  void stop() noexcept override {
+    {
+      const std::lock_guard<std::mutex> lk(e_->mu);
+      c_->stopped = true;
+    }
+    e_->cv.notify_all();  // the waiting get, if any, looks again and sees the stop
+  }
+
+  mqi::result<mqi::done> disconnect() override {
     std::unique_lock<std::mutex> lk(e_->mu);
-    if (auto bad = check("MQDISC")) return *bad;
+    if (auto bad = check("MQDISC", true)) return *bad;
     log_batch batch;
-    e_->commit_locked(*c_, batch);  // MQDISC commits on distributed platforms [I] (connection.hpp)
+    // MQDISC commits on distributed platforms [I]; after a stop it backs out, as the socket backends'
+    // stop, which ends the connection, does (connection.hpp) [D].
+    if (c_->stopped) {
+      e_->backout_locked(*c_, batch);
+    } else {
+      e_->commit_locked(*c_, batch);
+    }
     while (!c_->handles.empty()) e_->close_handle_locked(*c_, c_->handles.begin()->first);
     c_->disconnected = true;
     e_->conns.erase(c_->id);
@@ -166,17 +173,24 @@ class local_connection final : public mqi::connection {
   }
 
  private:
-  std::optional<decode_error> check(const char* call) const {
+  std::optional<decode_error> check(const char* call, bool even_stopped = false) const {
     if (c_->disconnected)
       return mqi_error(call, mq::MQRC_HCONN_ERROR, "the connection was disconnected (MQDISC)");
     if (c_->broken)
       return mqi_error(call, mq::MQRC_CONNECTION_BROKEN, "the queue manager ended the connection");
+    if (c_->stopped && !even_stopped) return stopped_error(call);
     return std::nullopt;
+  }
+  static decode_error stopped_error(const char* call) {
+    return mqi_error(call, mq::MQRC_CONNECTION_STOPPING, "the connection was stopped (connection::stop)");
   }
 
   result<mqi::hobj> open_locked(const mqi::object_descriptor& od, std::int32_t options, const char* call);
-  result<mqi::put_result> put_locked(std::unique_lock<std::mutex>& lk, mqi::hobj handle, const mq::mqmd& md,
-                                     bytes_view data, std::int32_t options, const char* call);
+  result<mqi::hobj> open_qmgr_locked(const mqi::object_descriptor& od, std::int32_t options,
+                                     const char* call);
+  mqi::result<mqi::put_result> put_locked(std::unique_lock<std::mutex>& lk, mqi::hobj handle,
+                                          const mq::mqmd& md, bytes_view data, std::int32_t options,
+                                          const char* call);
 
   std::shared_ptr<engine> e_;
   std::shared_ptr<conn_state> c_;
@@ -210,6 +224,11 @@ result<mqi::hobj> local_connection::open_locked(const mqi::object_descriptor& od
     return mqi_error(call, mq::MQRC_OPTIONS_ERROR, "none of MQOO_INPUT_*, BROWSE, OUTPUT, INQUIRE, SET");
   if (e.quiescing && (options & mq::MQOO_FAIL_IF_QUIESCING) != 0)
     return mqi_error(call, mq::MQRC_Q_MGR_QUIESCING, "the queue manager is quiescing");
+  if (od.object_type == mq::MQOT_Q_MGR) return open_qmgr_locked(od, options, call);
+  if (od.object_type != mq::MQOT_Q)
+    return mqi_error(call, mq::MQRC_OBJECT_TYPE_ERROR,
+                     "object type " + std::to_string(od.object_type) +
+                         ": imsbridge opens queues (MQOT_Q) and the queue manager (MQOT_Q_MGR)");
   const std::string name = trimmed(od.object_name);
   const std::string qmgr = trimmed(od.object_qmgr_name);
   const bool for_input = (options & (input_bits | mq::MQOO_BROWSE | mq::MQOO_SET)) != 0;
@@ -286,9 +305,41 @@ result<mqi::hobj> local_connection::open_locked(const mqi::object_descriptor& od
   return h;
 }
 
-result<mqi::put_result> local_connection::put_locked(std::unique_lock<std::mutex>& lk, mqi::hobj handle,
-                                                     const mq::mqmd& md, bytes_view data,
-                                                     std::int32_t options, const char* call) {
+// MQOPEN of the queue manager object, for MQINQ: MQOO_INQUIRE (and FAIL_IF_QUIESCING) only, else
+// MQRC_OPTION_NOT_VALID_FOR_TYPE; ObjectName blank or this queue manager's name, else
+// MQRC_UNKNOWN_OBJECT_NAME; INQ authority on the queue manager [C] the MQOPEN topic's MQOT_Q_MGR rules.
+result<mqi::hobj> local_connection::open_qmgr_locked(const mqi::object_descriptor& od, std::int32_t options,
+                                                     const char* call) {
+  engine& e = *e_;
+  if ((options & ~(mq::MQOO_INQUIRE | mq::MQOO_FAIL_IF_QUIESCING)) != 0)
+    return mqi_error(call, mq::MQRC_OPTION_NOT_VALID_FOR_TYPE,
+                     "the queue manager object opens with MQOO_INQUIRE only");
+  const std::string name = trimmed(od.object_name);
+  const std::string& own = e.catalog.qmgr_name();
+  if (!name.empty() && name != own)
+    return mqi_error(call, mq::MQRC_UNKNOWN_OBJECT_NAME, name + " is not this queue manager (" + own + ")");
+  const std::string qmgr = trimmed(od.object_qmgr_name);
+  if (!qmgr.empty() && qmgr != own)
+    return mqi_error(call, mq::MQRC_UNKNOWN_OBJECT_Q_MGR,
+                     "the queue manager object of " + qmgr + " cannot be opened from " + own);
+  if (!e.authorized(c_->who, "QMGR", own, "INQ")) {
+    e.log_error("IMB1180E: user " + c_->who.user + " not authorized: INQ on queue manager " + own + " (" +
+                call + ")");
+    return mqi_error(call, mq::MQRC_NOT_AUTHORIZED,
+                     "user " + c_->who.user + " lacks INQ authority on queue manager " + own);
+  }
+  handle_state hs;
+  hs.object_name = own;
+  hs.options = options;
+  hs.qmgr_object = true;
+  const mqi::hobj h = c_->next_hobj();
+  c_->handles.emplace(h, std::move(hs));
+  return h;
+}
+
+mqi::result<mqi::put_result> local_connection::put_locked(std::unique_lock<std::mutex>& lk, mqi::hobj handle,
+                                                          const mq::mqmd& md, bytes_view data,
+                                                          std::int32_t options, const char* call) {
   engine& e = *e_;
   auto hit = c_->handles.find(handle);
   if (hit == c_->handles.end())
@@ -388,7 +439,7 @@ result<mqi::put_result> local_connection::put_locked(std::unique_lock<std::mutex
   return pr;
 }
 
-result<mqi::message> local_connection::get(mqi::hobj handle, const mqi::get_request& req) {
+mqi::result<mqi::message> local_connection::get(mqi::hobj handle, const mqi::get_request& req) {
   std::unique_lock<std::mutex> lk(e_->mu);
   if (auto bad = check("MQGET")) return *bad;
   engine& e = *e_;
@@ -452,6 +503,7 @@ result<mqi::message> local_connection::get(mqi::hobj handle, const mqi::get_requ
   for (;;) {
     if (c_->broken)
       return mqi_error("MQGET", mq::MQRC_CONNECTION_BROKEN, "the queue manager ended the connection");
+    if (c_->stopped) return stopped_error("MQGET");
     handle_state& h = c_->handles.at(handle);
     local_queue* q = e.queue_of(h);
     if (q == nullptr)
@@ -553,6 +605,10 @@ result<mqi::message> local_connection::get(mqi::hobj handle, const mqi::get_requ
       }
       auto r = e.finish(lk, batch, "MQGET");
       if (!r) return r.error();
+      if (out.data.size() < len)
+        return mqi::result<mqi::message>::warning(
+            std::move(out), mq::MQRC_TRUNCATED_MSG_ACCEPTED,
+            "message of " + std::to_string(len) + " bytes, buffer " + std::to_string(out.data.size()));
       return out;
     }
     if (!batch.empty()) {

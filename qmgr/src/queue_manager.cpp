@@ -216,7 +216,7 @@ void engine::send_report(conn_state* uow, const rules::outgoing& out, log_batch&
       return deliver(uow, r.local_queue, x.md, std::move(x.data), batch, "report");
     }();
     if (put.ok()) return;
-    reason = static_cast<std::int32_t>(put.error().code.value());
+    reason = mq::reason_of(put.error().code);
     detail = put.error().detail;
   } else if (r.model_queue) {
     reason = mq::MQRC_OPTION_NOT_VALID_FOR_TYPE;
@@ -233,7 +233,7 @@ void engine::send_report(conn_state* uow, const rules::outgoing& out, log_batch&
       ++counters.dead_lettered;
       return;
     }
-    dlq_reason = static_cast<std::int32_t>(put.error().code.value());
+    dlq_reason = mq::reason_of(put.error().code);
   }
   log_error(std::string("IMB1181E: report message (Feedback ") + std::to_string(out.md.feedback) + ") to " +
             out.queue + " at " + (out.qmgr.empty() ? catalog.qmgr_name() : out.qmgr) +

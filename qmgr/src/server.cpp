@@ -24,6 +24,7 @@
 #include <list>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -34,6 +35,7 @@
 #include "imsb/objects/object.hpp"
 #include "imsb/qmgr/credentials.hpp"
 #include "store_io.hpp"
+#include "wait_watcher.hpp"
 
 namespace imsb::qmgr {
 
@@ -136,9 +138,27 @@ wire::status status_of(const decode_error& e) {
   wire::status st;
   // An error from below that carries no MQRC (a file-system errno) is MQRC_UNEXPECTED_ERROR with its
   // words [D]: the client protocol carries reason codes only.
-  st.reason = e.code.category() == mq::mqrc_category() ? e.code.value() : mq::MQRC_UNEXPECTED_ERROR;
+  st.completion_code = mq::MQCC_FAILED;
+  st.reason = mqi::reason_of(e);
   st.detail = e.to_string();
   return st;
+}
+
+// The answer to one call: its completion, and its value when there is one (MQCC_OK or MQCC_WARNING).
+template <class T, class V>
+void answer(mqi::result<T>&& x, wire::status& st, V& value) {
+  if (!x) {
+    st = status_of(x.error());
+    return;
+  }
+  st.completion_code = x.completion_code();
+  st.reason = x.reason();
+  st.detail = x.detail();
+  value = std::move(x).value();
+}
+template <class T>
+void answer(mqi::result<T>&& x, wire::status& st) {
+  if (!x) st = status_of(x.error());
 }
 
 std::string peer_address(const sockaddr_storage& ss) {
@@ -174,6 +194,7 @@ struct server::impl {
   };
 
   mutable std::mutex mu;
+  detail::wait_watcher watcher;  // the sockets of connections waiting in an MQGET
   std::unique_ptr<acceptor> bindings;
   std::map<std::string, std::unique_ptr<acceptor>> listeners;
   std::list<std::shared_ptr<conn>> conns;
@@ -284,6 +305,7 @@ void server::impl::accept_loop(acceptor* a) {
       // Answer MQRC_MAX_CONNS_LIMIT_REACHED without reading the connect frame: sent without blocking, what
       // the peer sent drained (so that TCP does not reset the answer away), then closed.
       wire::connect_response no;
+      no.st.completion_code = mq::MQCC_FAILED;
       no.st.reason = mq::MQRC_MAX_CONNS_LIMIT_REACHED;
       no.st.detail =
           "the queue manager serves its most connections (" + std::to_string(options.max_connections) + ")";
@@ -422,6 +444,7 @@ void server::impl::serve(std::shared_ptr<conn> c, bool tcp, std::string peer) {
     }
     wire::connect_response hello_resp;
     auto refuse = [&](std::int32_t rc, const std::string& why) {
+      hello_resp.st.completion_code = mq::MQCC_FAILED;
       hello_resp.st.reason = rc;
       hello_resp.st.detail = why;
       (void)send(wire::frame_type::connect, hello_resp);
@@ -550,68 +573,52 @@ void server::impl::serve(std::shared_ptr<conn> c, bool tcp, std::string peer) {
             using T = std::decay_t<decltype(r)>;
             if constexpr (std::is_same_v<T, wire::open_request>) {
               wire::open_response out;
-              if (auto x = mq->open(r.od, r.options))
-                out.result = std::move(*x);
-              else
-                out.st = status_of(x.error());
+              answer(mq->open(r.od, r.options), out.st, out.result);
               return out;
             } else if constexpr (std::is_same_v<T, wire::close_request>) {
               wire::plain_response out;
-              if (auto x = mq->close(r.handle); !x) out.st = status_of(x.error());
+              answer(mq->close(r.handle), out.st);
               return out;
             } else if constexpr (std::is_same_v<T, wire::put_request>) {
               wire::put_response out;
-              if (auto x = mq->put(r.handle, r.md, r.data, r.options))
-                out.result = std::move(*x);
-              else
-                out.st = status_of(x.error());
+              answer(mq->put(r.handle, r.md, r.data, r.options), out.st, out.result);
               return out;
             } else if constexpr (std::is_same_v<T, wire::put1_request>) {
               wire::put_response out;
-              if (auto x = mq->put1(r.od, r.md, r.data, r.options))
-                out.result = std::move(*x);
-              else
-                out.st = status_of(x.error());
+              answer(mq->put1(r.od, r.md, r.data, r.options), out.st, out.result);
               return out;
             } else if constexpr (std::is_same_v<T, wire::get_request_frame>) {
               wire::get_response out;
-              if (auto x = mq->get(r.handle, r.request))
-                out.msg = std::move(*x);
-              else
-                out.st = status_of(x.error());
+              // A get that waits: its socket is watched, so that a client that goes meanwhile ends the
+              // wait at once (wait_watcher.hpp).
+              std::optional<detail::wait_watcher::scope> watched;
+              if ((r.request.options & mq::MQGMO_WAIT) != 0 && r.request.wait_interval_ms != 0)
+                watched.emplace(watcher.watch(c->s->fd(), *mq));
+              answer(mq->get(r.handle, r.request), out.st, out.msg);
               return out;
             } else if constexpr (std::is_same_v<T, wire::inquire_request>) {
               wire::inquire_response out;
-              if (auto x = mq->inquire(r.handle))
-                out.result = std::move(*x);
-              else
-                out.st = status_of(x.error());
+              answer(mq->inquire(r.handle, r.selectors), out.st, out.result);
               return out;
             } else if constexpr (std::is_same_v<T, wire::inquire_objects_request>) {
               wire::inquire_objects_response out;
-              if (auto x = mq->inquire_objects(r.type, r.generic))
-                out.objects = std::move(*x);
-              else
-                out.st = status_of(x.error());
+              answer(mq->inquire_objects(r.type, r.generic), out.st, out.objects);
               return out;
             } else if constexpr (std::is_same_v<T, wire::mqsc_request>) {
               wire::mqsc_response out;
-              if (auto x = mq->mqsc(r.script))
-                out.reply = std::move(*x);
-              else
-                out.st = status_of(x.error());
+              answer(mq->mqsc(r.script), out.st, out.reply);
               return out;
             } else if constexpr (std::is_same_v<T, wire::commit_request>) {
               wire::plain_response out;
-              if (auto x = mq->commit(); !x) out.st = status_of(x.error());
+              answer(mq->commit(), out.st);
               return out;
             } else if constexpr (std::is_same_v<T, wire::backout_request>) {
               wire::plain_response out;
-              if (auto x = mq->backout(); !x) out.st = status_of(x.error());
+              answer(mq->backout(), out.st);
               return out;
             } else if constexpr (std::is_same_v<T, wire::disconnect_request>) {
               wire::plain_response out;
-              if (auto x = mq->disconnect(); !x) out.st = status_of(x.error());
+              answer(mq->disconnect(), out.st);
               disconnected = true;
               return out;
             } else {
@@ -829,8 +836,9 @@ void server::stop() {
     ::unlink(m.options.bindings_socket.c_str());
   }
   for (auto& [name, a] : listeners) m.stop_acceptor(*a);
-  // Break every connection: a thread blocked reading its socket wakes and backs its unit of work out.
-  // One inside an engine call (a get's wait) finishes the call first; quiesce() ends such waits.
+  // Break every connection: a thread blocked reading its socket wakes and backs its unit of work out;
+  // one waiting inside a get is stopped (connection::stop) and does the same.
+  m.watcher.stop_all();
   std::list<std::shared_ptr<impl::conn>> conns;
   {
     std::lock_guard<std::mutex> lock(m.mu);

@@ -246,7 +246,7 @@ class engine_test : public ::testing::Test {
   std::int32_t depth(const std::string& q) {
     auto o = app_->open({q, ""}, mq::MQOO_INQUIRE);
     if (!o) return -1;
-    auto s = app_->inquire(o->handle);
+    auto s = mqi::inquire_queue(*app_, o->handle);
     (void)app_->close(o->handle);
     return s ? s->current_depth : -1;
   }

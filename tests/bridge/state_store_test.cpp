@@ -205,7 +205,7 @@ TEST_F(state_store_test, put_replace_remove_and_load_all) {
   EXPECT_EQ(it->number, 6u);
   auto st = c.open({std::string(bridgemap::state_queue_name), ""}, mq::MQOO_INQUIRE);
   ASSERT_TRUE(st.ok());
-  auto depth = c.inquire(st->handle);
+  auto depth = mqi::inquire_queue(c, st->handle);
   ASSERT_TRUE(depth.ok());
   EXPECT_EQ(depth->current_depth, static_cast<std::int32_t>(all.size()));
 
@@ -300,7 +300,7 @@ TEST_F(state_store_test, messages_that_are_not_records_are_skipped_counted_and_l
   EXPECT_EQ(s.bad_records(), 3u);
   auto h = c.open(q, mq::MQOO_INQUIRE);
   ASSERT_TRUE(h.ok());
-  auto st = c.inquire(h->handle);
+  auto st = mqi::inquire_queue(c, h->handle);
   ASSERT_TRUE(st.ok());
   EXPECT_EQ(st->current_depth, 4);
 }

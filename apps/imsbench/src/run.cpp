@@ -41,11 +41,6 @@ struct requester {
   std::vector<std::array<std::uint8_t, 24>> cut_short;   // ... whose wait a second signal stopped
 };
 
-// How long one MQGET waits at most before the requester looks whether a second signal asked it to stop
-// waiting (the connection has no way to cancel a get in progress). A reply that comes is got at once
-// whatever the slice: the slice only bounds how late the requester sees the second signal.
-constexpr std::int32_t get_slice_ms = 250;
-
 using transport::stop_signals;  // SIGINT/SIGTERM read through a signalfd (transport/stop_signals.hpp)
 
 const char* signal_name(int sig) {
@@ -94,12 +89,6 @@ struct shared_run {
       r.events.push_back({std::chrono::duration<double>(clock::now() - start).count(), latency_ms, error});
   }
 };
-
-// Codes after which a connection is of no more use: the requester stops [C] MQ reason codes.
-bool connection_gone(std::int32_t rc) {
-  return rc == 2009 /* CONNECTION_BROKEN */ || rc == 2018 /* HCONN_ERROR */ ||
-         rc == mq::MQRC_Q_MGR_QUIESCING || rc == mq::MQRC_Q_MGR_STOPPING;
-}
 
 // The key for a reply the bridge built from IMS's error text after a NAK (PutApplType MQAT_IMS_BRIDGE,
 // bridgemap/reply.hpp reply_context::error_reply): the DFS message ID in its text ("DFS1288E"), else
@@ -162,37 +151,24 @@ void run_requester(requester& r, int index, shared_run& sh) {
     auto put = r.conn->put(r.bridge_q, mds[item], sh.requests[item].data,
                            mq::MQPMO_NEW_MSG_ID | mq::MQPMO_NO_SYNCPOINT | mq::MQPMO_FAIL_IF_QUIESCING);
     if (!put) {
-      const std::int32_t rc = put.error().code.value();
+      const std::int32_t rc = mqi::reason_of(put.error());
       fail(mqrc_key(rc), 0);
-      if (connection_gone(rc)) break;
+      if (mqi::is_connection_gone(rc)) break;  // the requester stops
       continue;
     }
     mqi::get_request g;
     g.options = mq::MQGMO_WAIT | mq::MQGMO_NO_SYNCPOINT | mq::MQGMO_FAIL_IF_QUIESCING;
     g.match_options = mq::MQMO_MATCH_CORREL_ID;
     g.correl_id = put->md.msg_id;
-    // --reply-wait in all, in slices of get_slice_ms, until an answer, another error, the end of the
-    // wait, or a second signal.
-    const clock::time_point give_up = clock::now() + std::chrono::milliseconds(o.reply_wait_ms);
-    const auto next_wait = [&] {
-      const auto left = std::chrono::ceil<std::chrono::milliseconds>(give_up - clock::now()).count();
-      return static_cast<std::int32_t>(std::clamp<long long>(left, 1, get_slice_ms));
-    };
-    g.wait_interval_ms = next_wait();
+    // One wait of --reply-wait: the answer ends it, or the end of the wait, or a second signal, which
+    // stops the connection (connection::stop: the get fails with MQRC_CONNECTION_STOPPING).
+    g.wait_interval_ms = o.reply_wait_ms;
     auto reply = r.conn->get(r.reply_q, g);
-    bool cut_short = false;
-    while (!reply && reply.error().code.value() == mq::MQRC_NO_MSG_AVAILABLE && clock::now() < give_up) {
-      if (sh.stop_waiting) {
-        cut_short = true;
-        break;
-      }
-      g.wait_interval_ms = next_wait();
-      reply = r.conn->get(r.reply_q, g);
-    }
     const double ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
     if (!reply) {
-      const std::int32_t rc = reply.error().code.value();
-      if (rc == mq::MQRC_NO_MSG_AVAILABLE) {
+      const std::int32_t rc = mqi::reason_of(reply.error());
+      const bool cut_short = rc == mq::MQRC_CONNECTION_STOPPING && sh.stop_waiting;
+      if (rc == mq::MQRC_NO_MSG_AVAILABLE || cut_short) {
         // Counted now in the timeline and the workload line; its key is decided at the end (--dlq).
         (cut_short ? r.cut_short : r.unanswered).push_back(put->md.msg_id);
         sh.event(r.stats, ms, true);
@@ -201,7 +177,7 @@ void run_requester(requester& r, int index, shared_run& sh) {
         continue;
       }
       fail(mqrc_key(rc), ms);
-      if (connection_gone(rc)) break;
+      if (mqi::is_connection_gone(rc)) break;  // the requester stops
       continue;
     }
     if (reply->md.msg_type == mq::MQMT_REPORT || reply->md.feedback != mq::MQFB_NONE) {
@@ -490,6 +466,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     } else if (signals_seen == 2) {
       marks.wait_cut_short = true;
       sh.stop_waiting = true;
+      // Every requester's wait ends now, woken by the stop (a requester's connection is its thread's
+      // until the joins below; stop() is the one call another thread may make).
+      for (requester& r : rs) r.conn->stop();
       say(std::string(msg::IMB4944I) + " imsbench: " + signal_name(sig) + " again: no more waiting for the " +
           std::to_string(out_now) + " repl" + (out_now == 1 ? "y" : "ies") + " still out");
     }

@@ -36,8 +36,8 @@ constexpr code_info mqrc_table[] = {
     IMSB_CODE_V(MQRC_BUFFER_ERROR, 2004,
                 "the buffer parameter is not valid (bad pointer or storage not accessible)"),
     IMSB_CODE_V(MQRC_BUFFER_LENGTH_ERROR, 2005, "the buffer length parameter is negative or not valid"),
-    IMSB_CODE_V(MQRC_CHAR_ATTR_LENGTH_ERROR, 2006,
-                "the character attribute length on MQINQ or MQSET is negative or not valid"),
+    IMSB_CODE(MQRC_CHAR_ATTR_LENGTH_ERROR,
+              "the character attribute length on MQINQ or MQSET is negative or not valid"),
     IMSB_CODE_V(MQRC_CHAR_ATTRS_ERROR, 2007,
                 "the character attributes buffer on MQINQ or MQSET is not valid"),
     IMSB_CODE_V(MQRC_CHAR_ATTRS_TOO_SHORT, 2008,
@@ -59,8 +59,8 @@ constexpr code_info mqrc_table[] = {
     IMSB_CODE_V(MQRC_HOBJ_ERROR, 2019, "the object handle (Hobj) is not valid, or was closed"),
     IMSB_CODE_V(MQRC_INHIBIT_VALUE_ERROR, 2020,
                 "the value given for an inhibit attribute on MQSET is not valid"),
-    IMSB_CODE_V(MQRC_INT_ATTR_COUNT_ERROR, 2021,
-                "the integer attribute count on MQINQ or MQSET is negative or too large"),
+    IMSB_CODE(MQRC_INT_ATTR_COUNT_ERROR,
+              "the integer attribute count on MQINQ or MQSET is negative or too large"),
     IMSB_CODE_V(MQRC_INT_ATTR_COUNT_TOO_SMALL, 2022,
                 "the integer attribute count on MQINQ is smaller than the number of integer selectors"),
     IMSB_CODE_V(MQRC_INT_ATTRS_ARRAY_ERROR, 2023,
@@ -84,7 +84,7 @@ constexpr code_info mqrc_table[] = {
     IMSB_CODE_V(MQRC_NOT_OPEN_FOR_SET, 2040, "the queue was not opened with MQOO_SET"),
     IMSB_CODE_V(MQRC_OBJECT_CHANGED, 2041, "the object definition changed since it was opened"),
     IMSB_CODE(MQRC_OBJECT_IN_USE, "the object is already open with conflicting options"),
-    IMSB_CODE_V(MQRC_OBJECT_TYPE_ERROR, 2043, "the ObjectType in the MQOD is not valid for this call"),
+    IMSB_CODE(MQRC_OBJECT_TYPE_ERROR, "the ObjectType in the MQOD is not valid for this call"),
     IMSB_CODE_V(MQRC_OD_ERROR, 2044, "the MQOD (object descriptor) is not valid"),
     IMSB_CODE_V(MQRC_OPTION_NOT_VALID_FOR_TYPE, 2045, "an open option is not valid for this type of object"),
     IMSB_CODE_V(MQRC_OPTIONS_ERROR, 2046, "the options given are not valid or not a valid combination"),
@@ -109,12 +109,11 @@ constexpr code_info mqrc_table[] = {
     IMSB_CODE_V(MQRC_SECOND_MARK_NOT_ALLOWED, 2062,
                 "a message is already marked skip-backout in this unit of work"),
     IMSB_CODE_V(MQRC_SECURITY_ERROR, 2063, "the security manager returned an error"),
-    IMSB_CODE_V(MQRC_SELECTOR_COUNT_ERROR, 2065,
-                "the number of selectors on MQINQ or MQSET is negative or too large"),
-    IMSB_CODE_V(MQRC_SELECTOR_LIMIT_EXCEEDED, 2066, "too many selectors were given on MQINQ or MQSET"),
-    IMSB_CODE_V(MQRC_SELECTOR_ERROR, 2067, "a selector on MQINQ or MQSET is not valid"),
-    IMSB_CODE_V(MQRC_SELECTOR_NOT_FOR_TYPE, 2068,
-                "an attribute selector does not apply to this type of object"),
+    IMSB_CODE(MQRC_SELECTOR_COUNT_ERROR,
+              "the number of selectors on MQINQ or MQSET is negative or too large"),
+    IMSB_CODE(MQRC_SELECTOR_LIMIT_EXCEEDED, "too many selectors were given on MQINQ or MQSET"),
+    IMSB_CODE(MQRC_SELECTOR_ERROR, "a selector on MQINQ or MQSET is not valid"),
+    IMSB_CODE(MQRC_SELECTOR_NOT_FOR_TYPE, "an attribute selector does not apply to this type of object"),
     IMSB_CODE_V(MQRC_SIGNAL_OUTSTANDING, 2069,
                 "a signal (MQGMO_SET_SIGNAL) is already outstanding for this handle"),
     IMSB_CODE_V(MQRC_SIGNAL_REQUEST_ACCEPTED, 2070,
@@ -128,8 +127,8 @@ constexpr code_info mqrc_table[] = {
     IMSB_CODE_V(MQRC_TRIGGER_MSG_PRIORITY_ERR, 2077,
                 "the value given for TriggerMsgPriority on MQSET is not valid"),
     IMSB_CODE_V(MQRC_TRIGGER_TYPE_ERROR, 2078, "the value given for TriggerType on MQSET is not valid"),
-    IMSB_CODE_V(
-        MQRC_TRUNCATED_MSG_ACCEPTED, 2079,
+    IMSB_CODE(
+        MQRC_TRUNCATED_MSG_ACCEPTED,
         "the message was longer than the buffer; the truncated message was removed from the queue (warning)"),
     IMSB_CODE(MQRC_TRUNCATED_MSG_FAILED, "the message is longer than the buffer and was not removed"),
     IMSB_CODE(MQRC_UNKNOWN_ALIAS_BASE_Q, "the base queue of an alias queue does not exist"),
@@ -275,9 +274,9 @@ constexpr code_info mqrc_table[] = {
                 "the message is already marked for cooperative browsing by another handle"),
     IMSB_CODE_V(MQRC_NAME_IN_USE, 2201,
                 "the name is already in use (for example by a dynamic queue being deleted)"),
-    IMSB_CODE_V(MQRC_CONNECTION_QUIESCING, 2202,
-                "the connection is quiescing (CICS or IMS adapter, or the queue manager, is ending)"),
-    IMSB_CODE_V(MQRC_CONNECTION_STOPPING, 2203, "the connection is stopping (forced shutdown)"),
+    IMSB_CODE(MQRC_CONNECTION_QUIESCING,
+              "the connection is quiescing (CICS or IMS adapter, or the queue manager, is ending)"),
+    IMSB_CODE(MQRC_CONNECTION_STOPPING, "the connection is stopping (forced shutdown)"),
     IMSB_CODE_V(MQRC_ADAPTER_NOT_AVAILABLE, 2204, "the CICS or IMS adapter is not available"),
     IMSB_CODE_V(MQRC_MSG_ID_ERROR, 2206,
                 "the MsgId given is not valid for the call (for example, not MQMI_NONE when it must be)"),
@@ -1019,5 +1018,14 @@ const std::error_category& mqfb_category() noexcept {
 
 std::error_code make_mqrc(std::int32_t rc) noexcept { return {rc, mqrc_category()}; }
 std::error_code make_mqfb(std::int32_t fb) noexcept { return {fb, mqfb_category()}; }
+
+std::int32_t reason_of(const std::error_code& ec) noexcept {
+  return ec.category() == mqrc_category() ? static_cast<std::int32_t>(ec.value()) : MQRC_UNEXPECTED_ERROR;
+}
+
+std::int32_t feedback_of(const std::error_code& ec) noexcept {
+  if (ec.category() == mqfb_category()) return static_cast<std::int32_t>(ec.value());
+  return reason_of(ec);
+}
 
 }  // namespace imsb::mq

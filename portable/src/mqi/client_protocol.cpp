@@ -88,7 +88,8 @@ template <class T>
 struct is_record<T, std::void_t<decltype(sizeof(record_fields<T>))>> : std::true_type {};
 
 IMSB_WIRE_RECORD(object_descriptor,
-                 (f("object_name", x.object_name), f("object_qmgr_name", x.object_qmgr_name)));
+                 (f("object_name", x.object_name), f("object_qmgr_name", x.object_qmgr_name),
+                  f("object_type", x.object_type)));
 IMSB_WIRE_RECORD(get_request,
                  (f("options", x.options), f("wait_interval_ms", x.wait_interval_ms),
                   f("match_options", x.match_options), f("msg_id", x.msg_id), f("correl_id", x.correl_id),
@@ -99,12 +100,11 @@ IMSB_WIRE_RECORD(put_result,
                  (f("md", x.md), f("resolved_q", x.resolved_q), f("resolved_qmgr", x.resolved_qmgr)));
 IMSB_WIRE_RECORD(message,
                  (f("md", x.md), f("data", x.data), f("data_length", x.data_length), f("token", x.token)));
-IMSB_WIRE_RECORD(queue_status, (f("name", x.name), f("type", x.type), f("current_depth", x.current_depth),
-                                f("open_input_count", x.open_input_count),
-                                f("open_output_count", x.open_output_count), f("attributes", x.attributes)));
+IMSB_WIRE_RECORD(inquiry, (f("int_attrs", x.int_attrs), f("char_attrs", x.char_attrs)));
 IMSB_WIRE_RECORD(object_attributes, (f("type", x.type), f("name", x.name), f("attributes", x.attributes)));
 IMSB_WIRE_RECORD(mqsc_reply, (f("lines", x.lines), f("exit_code", x.exit_code)));
-IMSB_WIRE_RECORD(status, (f("reason", x.reason), f("detail", x.detail)));
+IMSB_WIRE_RECORD(status,
+                 (f("completion_code", x.completion_code), f("reason", x.reason), f("detail", x.detail)));
 
 IMSB_WIRE_RECORD(connect_request, (f("qmgr_name", x.qmgr_name), f("user", x.user), f("password", x.password),
                                    f("appl_name", x.appl_name)));
@@ -114,7 +114,7 @@ IMSB_WIRE_RECORD(put_request,
                  (f("handle", x.handle), f("md", x.md), f("data", x.data), f("options", x.options)));
 IMSB_WIRE_RECORD(put1_request, (f("od", x.od), f("md", x.md), f("data", x.data), f("options", x.options)));
 IMSB_WIRE_RECORD(get_request_frame, (f("handle", x.handle), f("request", x.request)));
-IMSB_WIRE_RECORD(inquire_request, (f("handle", x.handle)));
+IMSB_WIRE_RECORD(inquire_request, (f("handle", x.handle), f("selectors", x.selectors)));
 IMSB_WIRE_RECORD(inquire_objects_request, (f("type", x.type), f("generic", x.generic)));
 IMSB_WIRE_RECORD(mqsc_request, (f("script", x.script)));
 IMSB_WIRE_RECORD(commit_request, ((void)f, (void)x));
@@ -197,6 +197,10 @@ class writer {
     length(v.size());
     for (const std::string& s : v) put(s);
   }
+  void put(const std::vector<std::int32_t>& v) {
+    length(v.size());
+    for (const std::int32_t x : v) put(x);
+  }
   void put(const std::vector<object_attributes>& v) {
     length(v.size());
     for (const object_attributes& o : v) put(o);
@@ -244,6 +248,7 @@ class measurer {
     total_ += 4;
     for (const std::string& x : v) add(x);
   }
+  void add(const std::vector<std::int32_t>& v) { total_ += 4 + 4 * std::uint64_t{v.size()}; }
   void add(const std::vector<object_attributes>& v) {
     total_ += 4;
     for (const object_attributes& o : v) add(o);
@@ -444,6 +449,16 @@ class reader {
       get(v.back());
     }
   }
+  void get(std::vector<std::int32_t>& v) {
+    std::size_t count = 0;
+    if (!length(count, 4, sizeof(std::int32_t), "the count")) return;
+    v.clear();
+    v.reserve(std::min(count, max_reserve));
+    for (std::size_t i = 0; i < count && !failed(); ++i) {
+      v.emplace_back();
+      get(v.back());
+    }
+  }
   void get(std::vector<object_attributes>& v) {
     std::size_t count = 0;
     if (!length(count, 12, sizeof(object_attributes), "the count")) return;
@@ -462,6 +477,25 @@ class reader {
            "is " + num(m.data_length) + ", less than the " + num(m.data.size()) +
                " bytes of data; expected the whole message's length",
            "data_length");
+    }
+  }
+  // One wire form per completion: MQCC_OK with MQRC_NONE; MQCC_WARNING or MQCC_FAILED with a reason.
+  void get(status& st) {
+    const std::size_t at = at_;
+    record_fields<status>::visit(*this, st);
+    if (failed()) return;
+    const bool known = st.completion_code == mq::MQCC_OK || st.completion_code == mq::MQCC_WARNING ||
+                       st.completion_code == mq::MQCC_FAILED;
+    if (!known) {
+      fail(at,
+           "is " + std::to_string(st.completion_code) +
+               "; expected 0 (MQCC_OK), 1 (MQCC_WARNING) or 2 (MQCC_FAILED)",
+           "completion_code");
+    } else if ((st.completion_code == mq::MQCC_OK) != (st.reason == mq::MQRC_NONE)) {
+      fail(at + 4,
+           "is " + std::to_string(st.reason) + " with completion code " + std::to_string(st.completion_code) +
+               "; expected MQRC_NONE with MQCC_OK only, and a reason with MQCC_WARNING or MQCC_FAILED",
+           "reason");
     }
   }
   template <class T, std::enable_if_t<is_record<T>::value, int> = 0>

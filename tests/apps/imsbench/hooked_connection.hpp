@@ -23,35 +23,38 @@ class hooked_connection : public mqi::connection {
   };
   hooked_connection(std::unique_ptr<mqi::connection> c, hooks& h) : c_(std::move(c)), h_(h) {}
   const std::string& qmgr_name() const override { return c_->qmgr_name(); }
-  result<mqi::open_result> open(const mqi::object_descriptor& od, std::int32_t o) override {
+  mqi::result<mqi::open_result> open(const mqi::object_descriptor& od, std::int32_t o) override {
     return c_->open(od, o);
   }
-  result<mqi::done> close(mqi::hobj h) override { return c_->close(h); }
-  result<mqi::put_result> put(mqi::hobj h, const mq::mqmd& md, bytes_view d, std::int32_t o) override {
+  mqi::result<mqi::done> close(mqi::hobj h) override { return c_->close(h); }
+  mqi::result<mqi::put_result> put(mqi::hobj h, const mq::mqmd& md, bytes_view d, std::int32_t o) override {
     const int n = ++h_.puts;
     if (h_.on_put) h_.on_put(n);
     return c_->put(h, md, d, o);
   }
-  result<mqi::put_result> put1(const mqi::object_descriptor& od, const mq::mqmd& md, bytes_view d,
-                               std::int32_t o) override {
+  mqi::result<mqi::put_result> put1(const mqi::object_descriptor& od, const mq::mqmd& md, bytes_view d,
+                                    std::int32_t o) override {
     return c_->put1(od, md, d, o);
   }
-  result<mqi::message> get(mqi::hobj h, const mqi::get_request& g) override {
+  mqi::result<mqi::message> get(mqi::hobj h, const mqi::get_request& g) override {
     const int n = ++h_.gets;
     if (h_.on_get) h_.on_get(n);
     auto m = c_->get(h, g);
     if (h_.after_get) h_.after_get(n);
     return m;
   }
-  result<mqi::queue_status> inquire(mqi::hobj h) override { return c_->inquire(h); }
-  result<std::vector<mqi::object_attributes>> inquire_objects(const std::string& t,
-                                                              const std::string& g) override {
+  mqi::result<mqi::inquiry> inquire(mqi::hobj h, const std::vector<std::int32_t>& s) override {
+    return c_->inquire(h, s);
+  }
+  mqi::result<std::vector<mqi::object_attributes>> inquire_objects(const std::string& t,
+                                                                   const std::string& g) override {
     return c_->inquire_objects(t, g);
   }
-  result<mqi::mqsc_reply> mqsc(const std::string& s) override { return c_->mqsc(s); }
-  result<mqi::done> commit() override { return c_->commit(); }
-  result<mqi::done> backout() override { return c_->backout(); }
-  result<mqi::done> disconnect() override {
+  mqi::result<mqi::mqsc_reply> mqsc(const std::string& s) override { return c_->mqsc(s); }
+  mqi::result<mqi::done> commit() override { return c_->commit(); }
+  mqi::result<mqi::done> backout() override { return c_->backout(); }
+  void stop() noexcept override { c_->stop(); }
+  mqi::result<mqi::done> disconnect() override {
     ++h_.discs;
     return c_->disconnect();
   }

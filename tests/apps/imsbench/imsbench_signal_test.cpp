@@ -167,12 +167,22 @@ TEST_F(imsbench_signals, the_text_report_says_interrupted_in_its_last_line) {
 }
 
 TEST_F(imsbench_signals, a_second_signal_stops_the_wait_for_the_replies_still_out) {
-  // No responder: the request is never answered. Each MQGET (a slice of the wait) sends a signal: the
-  // first ends the run (no new requests), a later one stops the 20 s wait.
-  hooks_.on_get = [](int) { ::kill(::getpid(), SIGTERM); };
+  // No responder: the request is never answered. Its one MQGET, which waits 20 s, sends a signal that
+  // ends the run (no new requests); a second one 300 ms later stops the connection, which ends the wait
+  // (connection::stop: the get is woken by the stop, not sliced).
+  std::thread second;
+  hooks_.on_get = [&second](int n) {
+    if (n != 1) return;
+    ::kill(::getpid(), SIGTERM);
+    second = std::thread([] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      ::kill(::getpid(), SIGTERM);
+    });
+  };
   std::ostringstream out, err;
   const auto t0 = std::chrono::steady_clock::now();
   const int rc = run(args({"-d", "30", "--reply-wait", "20000", "--json"}), out, err, hooked());
+  if (second.joinable()) second.join();
   const std::string j = out.str();
   EXPECT_EQ(rc, 1) << j << err.str();  // an unanswered request is an error
   EXPECT_LT(seconds_since(t0), 10) << "the wait was not cut short";

@@ -276,7 +276,7 @@ class bridge_rig {
             all = false;
             break;
           }
-          auto st = conn_->inquire(h->handle);
+          auto st = mqi::inquire_queue(*conn_, h->handle);
           (void)conn_->close(h->handle);
           if (!st || st->open_input_count < 1) {
             last = std::string(q) + " not open for input";
@@ -431,7 +431,7 @@ class bridge_rig {
   std::int32_t depth(const std::string& queue) {
     auto h = qm().open({queue, ""}, mq::MQOO_INQUIRE);
     if (!h) return -1;
-    auto st = qm().inquire(h->handle);
+    auto st = mqi::inquire_queue(qm(), h->handle);
     (void)qm().close(h->handle);
     return st ? st->current_depth : -1;
   }

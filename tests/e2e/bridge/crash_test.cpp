@@ -453,7 +453,7 @@ class crash : public ::testing::Test {
   static std::int32_t depth_of(mqi::connection& c, const std::string& queue) {
     auto h = c.open({queue, ""}, mq::MQOO_INQUIRE);
     if (!h) return -1;
-    auto st = c.inquire(h->handle);
+    auto st = mqi::inquire_queue(c, h->handle);
     (void)c.close(h->handle);
     return st ? st->current_depth : -1;
   }

@@ -153,6 +153,7 @@ TEST(CheckRequest, MeasuresWhatTheEncoderWrites) {
 // count is read, before the lines are allocated.
 TEST(AllocationBudget, MillionsOfEmptyLinesAreRefusedBeforeAllocating) {
   frame_builder b(frame_type::mqsc);
+  b.u32(0);  // completion code
   b.u32(0);  // reason
   b.str("");
   const std::uint32_t n = 4'000'000;
@@ -172,13 +173,14 @@ TEST(AllocationBudget, MillionsOfEmptyLinesAreRefusedBeforeAllocating) {
   ASSERT_FALSE(d->ok());
   EXPECT_EQ(d->error().code, bad_message);
   EXPECT_EQ(d->error().field, "mqsc_response.reply.lines");
-  EXPECT_EQ(d->error().offset, 12u + 8u);
+  EXPECT_EQ(d->error().offset, 12u + 12u);
   EXPECT_LE(allocated, 4 * f.size()) << allocated;
   EXPECT_LE(allocated, std::size_t{65536}) << allocated;  // nothing for the lines at all
 }
 
 TEST(AllocationBudget, EmptyObjectsAreRefused) {
   frame_builder b(frame_type::inquire_objects);
+  b.u32(0);
   b.u32(0);
   b.str("");
   const std::uint32_t n = 100'000;  // 1.2 MB; 112 bytes of object_attributes each

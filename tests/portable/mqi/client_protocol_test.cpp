@@ -140,7 +140,12 @@ TEST(ClientProtocol, OpenAndCloseRequestsRoundTrip) {
   EXPECT_EQ(o.od.object_qmgr_name, "QM2");
   EXPECT_EQ(o.options, 0x2010);
   EXPECT_EQ(decode_ok<close_request>(close_request{-7}).handle, -7);
-  EXPECT_EQ(decode_ok<inquire_request>(inquire_request{123456}).handle, 123456);
+  const auto q = decode_ok<inquire_request>(inquire_request{123456, {mq::MQIA_Q_TYPE, mq::MQCA_Q_NAME}});
+  EXPECT_EQ(q.handle, 123456);
+  EXPECT_EQ(q.selectors, (std::vector<std::int32_t>{mq::MQIA_Q_TYPE, mq::MQCA_Q_NAME}));
+  const auto m = decode_ok<open_request>(open_request{{"", "", mq::MQOT_Q_MGR}, mq::MQOO_INQUIRE});
+  EXPECT_EQ(m.od.object_type, mq::MQOT_Q_MGR);
+  EXPECT_EQ(o.od.object_type, mq::MQOT_Q);
 }
 
 TEST(ClientProtocol, PutRequestRoundTripsBothMqmdVersions) {
@@ -229,13 +234,14 @@ TEST(ClientProtocol, TypeOfAndNameOfFollowTheFrameTypes) {
 }
 
 TEST(ClientProtocol, ConnectAndOpenResponsesRoundTrip) {
-  const auto c = decode_ok<connect_response>(frame_type::connect, connect_response{{0, ""}, "QM1", "alice"});
+  const auto c =
+      decode_ok<connect_response>(frame_type::connect, connect_response{{0, 0, ""}, "QM1", "alice"});
   EXPECT_EQ(c.st.reason, 0);
   EXPECT_EQ(c.st.detail, "");
   EXPECT_EQ(c.qmgr_name, "QM1");
   EXPECT_EQ(c.user, "alice");
   const auto o = decode_ok<open_response>(
-      frame_type::open, open_response{{mq::MQRC_UNKNOWN_OBJECT_NAME, "no queue X"}, {17, "RQ", "QM9"}});
+      frame_type::open, open_response{{2, mq::MQRC_UNKNOWN_OBJECT_NAME, "no queue X"}, {17, "RQ", "QM9"}});
   EXPECT_EQ(o.st.reason, mq::MQRC_UNKNOWN_OBJECT_NAME);
   EXPECT_EQ(o.st.detail, "no queue X");
   EXPECT_EQ(o.result.handle, 17);
@@ -246,7 +252,7 @@ TEST(ClientProtocol, ConnectAndOpenResponsesRoundTrip) {
 TEST(ClientProtocol, PutResponseServesPutAndPut1) {
   for (frame_type t : {frame_type::put, frame_type::put1}) {
     for (std::int32_t version : {mq::MQMD_VERSION_1, mq::MQMD_VERSION_2}) {
-      const auto p = decode_ok<put_response>(t, put_response{{0, ""}, {sample_md(version), "LQ", "QM1"}});
+      const auto p = decode_ok<put_response>(t, put_response{{0, 0, ""}, {sample_md(version), "LQ", "QM1"}});
       EXPECT_EQ(p.result.md, sample_md(version));
       EXPECT_EQ(p.result.resolved_q, "LQ");
       EXPECT_EQ(p.result.resolved_qmgr, "QM1");
@@ -255,7 +261,7 @@ TEST(ClientProtocol, PutResponseServesPutAndPut1) {
 }
 
 TEST(ClientProtocol, GetResponseRoundTrips) {
-  get_response g{{truncated_msg_accepted, "truncated"}, {sample_md(), text("abc"), 1000, filled<16>(9)}};
+  get_response g{{1, truncated_msg_accepted, "truncated"}, {sample_md(), text("abc"), 1000, filled<16>(9)}};
   const auto v = decode_ok<get_response>(frame_type::get, g);
   EXPECT_EQ(v.st.reason, truncated_msg_accepted);
   EXPECT_EQ(v.msg.md, sample_md());
@@ -264,7 +270,7 @@ TEST(ClientProtocol, GetResponseRoundTrips) {
   EXPECT_EQ(v.msg.token, filled<16>(9));
   // A failed get still carries a whole (default) message.
   const auto none =
-      decode_ok<get_response>(frame_type::get, get_response{{mq::MQRC_NO_MSG_AVAILABLE, "empty"}, {}});
+      decode_ok<get_response>(frame_type::get, get_response{{2, mq::MQRC_NO_MSG_AVAILABLE, "empty"}, {}});
   EXPECT_EQ(none.st.reason, mq::MQRC_NO_MSG_AVAILABLE);
   EXPECT_EQ(none.msg.md, mq::mqmd{});
   EXPECT_TRUE(none.msg.data.empty());
@@ -272,19 +278,16 @@ TEST(ClientProtocol, GetResponseRoundTrips) {
 
 TEST(ClientProtocol, InquireResponsesRoundTrip) {
   inquire_response i;
-  i.st = {0, ""};
-  i.result = {
-      "IMS.BRIDGE.Q", "QLOCAL", 12, 1, 2, {{"MAXDEPTH", "5000"}, {"STGCLASS", "IMS1"}, {"USAGE", "NORMAL"}}};
+  i.st = {1, mq::MQRC_SELECTOR_NOT_FOR_TYPE, "not for an alias"};
+  i.result = {{mq::MQQT_ALIAS, -1, 5000}, {std::string(48, ' '), "IMS1    "}};
   const auto v = decode_ok<inquire_response>(frame_type::inquire, i);
-  EXPECT_EQ(v.result.name, "IMS.BRIDGE.Q");
-  EXPECT_EQ(v.result.type, "QLOCAL");
-  EXPECT_EQ(v.result.current_depth, 12);
-  EXPECT_EQ(v.result.open_input_count, 1);
-  EXPECT_EQ(v.result.open_output_count, 2);
-  EXPECT_EQ(v.result.attributes, i.result.attributes);
+  EXPECT_EQ(v.st.completion_code, 1);
+  EXPECT_EQ(v.st.reason, mq::MQRC_SELECTOR_NOT_FOR_TYPE);
+  EXPECT_EQ(v.result.int_attrs, i.result.int_attrs);
+  EXPECT_EQ(v.result.char_attrs, i.result.char_attrs);
 
   inquire_objects_response o;
-  o.st = {mq::MQRC_NOT_AUTHORIZED, "partial"};
+  o.st = {1, mq::MQRC_NOT_AUTHORIZED, "partial"};
   o.objects = {
       {"QLOCAL", "A", {{"DESCR", "it's A"}}}, {"STGCLASS", "S1", {}}, {"QALIAS", "B", {{"TARGET", "A"}}}};
   const auto w = decode_ok<inquire_objects_response>(frame_type::inquire_objects, o);
@@ -299,11 +302,11 @@ TEST(ClientProtocol, InquireResponsesRoundTrip) {
 
 TEST(ClientProtocol, MqscAndPlainResponsesRoundTrip) {
   const auto m = decode_ok<mqsc_response>(
-      frame_type::mqsc, mqsc_response{{0, ""}, {{"     1 : DEFINE QLOCAL(A)", "AMQ8006I", ""}, 10}});
+      frame_type::mqsc, mqsc_response{{0, 0, ""}, {{"     1 : DEFINE QLOCAL(A)", "AMQ8006I", ""}, 10}});
   EXPECT_EQ(m.reply.lines, (std::vector<std::string>{"     1 : DEFINE QLOCAL(A)", "AMQ8006I", ""}));
   EXPECT_EQ(m.reply.exit_code, 10);
   for (frame_type t : {frame_type::close, frame_type::commit, frame_type::backout, frame_type::disconnect}) {
-    const auto p = decode_ok<plain_response>(t, plain_response{{mq::MQRC_HCONN_ERROR, "gone"}});
+    const auto p = decode_ok<plain_response>(t, plain_response{{2, mq::MQRC_HCONN_ERROR, "gone"}});
     EXPECT_EQ(p.st.reason, mq::MQRC_HCONN_ERROR);
     EXPECT_EQ(p.st.detail, "gone");
   }
@@ -315,17 +318,19 @@ TEST(ClientProtocol, GoldenBytesOfAnOpenRequest) {
   // Written from client_protocol.hpp's layout, not from the encoder.
   bytes want;
   ASSERT_TRUE(
-      from_hex("494D5146 00000014 0002 0001"  // "IMQF", body 20 bytes, open, version 1
+      from_hex("494D5146 00000018 0002 0001"  // "IMQF", body 24 bytes, open, version 1
                "00000003 414243"              // object_name "ABC"
                "00000005 514D312020"          // object_qmgr_name "QM1  "
+               "00000001"                     // object_type MQOT_Q
                "00002011",                    // options
                want));
   EXPECT_EQ(encoded(open_request{{"ABC", "QM1  "}, 0x2011}), want);
   EXPECT_EQ(decode_ok<open_request>(open_request{{"ABC", "QM1  "}, 0x2011}).options, 0x2011);
 
   bytes plain;
-  ASSERT_TRUE(from_hex("494D5146 0000000C 800B 0001 000007F2 00000004 676F6E65", plain));  // backout → 2034
-  EXPECT_EQ(encoded(frame_type::backout, plain_response{{2034, "gone"}}), plain);
+  // backout → MQCC_FAILED, 2034, "gone"
+  ASSERT_TRUE(from_hex("494D5146 00000010 800B 0001 00000002 000007F2 00000004 676F6E65", plain));
+  EXPECT_EQ(encoded(frame_type::backout, plain_response{{2, 2034, "gone"}}), plain);
 }
 
 // --- bad frames, fed byte by byte ------------------------------------------------------------------
@@ -397,13 +402,13 @@ TEST(ClientProtocolBad, HeaderErrorsAreReportedFromTheHeaderAlone) {
 }
 
 TEST(ClientProtocolBad, ResponseOfTheWrongType) {
-  const bytes wire = encoded(frame_type::close, plain_response{{0, ""}});
+  const bytes wire = encoded(frame_type::close, plain_response{{0, 0, ""}});
   expect_bad_response(wire, frame_type::commit, header_length, "frame.type", 8);
   // A request where a response is expected, and a response where a request is.
   expect_bad_response(encoded(close_request{1}), frame_type::close, header_length, "frame.type", 8);
   expect_bad_request(wire, header_length, "frame.type", 8);
   // put_response answers put1 too, but the frame says which.
-  const bytes put = encoded(frame_type::put, put_response{{0, ""}, {sample_md(), "Q", "QM"}});
+  const bytes put = encoded(frame_type::put, put_response{{0, 0, ""}, {sample_md(), "Q", "QM"}});
   expect_bad_response(put, frame_type::put1, header_length, "frame.type", 8);
   // The expected type itself must be a request type.
   expect_bad_response(wire, frame_type::response_bit, header_length, "frame.type", 8);
@@ -419,10 +424,10 @@ TEST(ClientProtocolBad, TrailingBytes) {
   empty.push_back(1);
   fix_length(empty);
   expect_bad_request(empty, empty.size(), "commit.body", 12);
-  bytes resp = encoded(frame_type::disconnect, plain_response{{0, ""}});
+  bytes resp = encoded(frame_type::disconnect, plain_response{{0, 0, ""}});
   resp.insert(resp.end(), {0, 0, 0, 0});
   fix_length(resp);
-  expect_bad_response(resp, frame_type::disconnect, resp.size(), "disconnect_response.body", 20);
+  expect_bad_response(resp, frame_type::disconnect, resp.size(), "disconnect_response.body", 24);
 }
 
 TEST(ClientProtocolBad, ShortBodies) {
@@ -441,14 +446,18 @@ TEST(ClientProtocolBad, ShortBodies) {
     fix_length(b);
     expect_bad_request(b, b.size(), c.field, c.offset);
   }
-  bytes r = encoded(frame_type::connect, connect_response{{0, "ok"}, "QM1", "bob"});
+  bytes r = encoded(frame_type::connect, connect_response{{0, 0, "ok"}, "QM1", "bob"});
   r.resize(r.size() - 1);
   fix_length(r);
-  expect_bad_response(r, frame_type::connect, r.size(), "connect_response.user", 29);
-  bytes st = encoded(frame_type::commit, plain_response{{0, ""}});
+  expect_bad_response(r, frame_type::connect, r.size(), "connect_response.user", 33);
+  bytes st = encoded(frame_type::commit, plain_response{{0, 0, ""}});
   st.resize(header_length + 2);
   fix_length(st);
-  expect_bad_response(st, frame_type::commit, st.size(), "commit_response.st.reason", 12);
+  expect_bad_response(st, frame_type::commit, st.size(), "commit_response.st.completion_code", 12);
+  bytes st2 = encoded(frame_type::commit, plain_response{{0, 0, ""}});
+  st2.resize(header_length + 6);
+  fix_length(st2);
+  expect_bad_response(st2, frame_type::commit, st2.size(), "commit_response.st.reason", 16);
 }
 
 TEST(ClientProtocolBad, LengthsAndCountsBeyondTheFrame) {
@@ -460,29 +469,32 @@ TEST(ClientProtocolBad, LengthsAndCountsBeyondTheFrame) {
   expect_bad_request(s, s.size(), "connect.user", 19);
   // A data length past the end.
   bytes d = encoded(put1_request{{"Q", ""}, sample_md(), text("abc"), 0});
-  const std::size_t data_at = 12 + 4 + 1 + 4 + 0 + 4 + 364;
+  const std::size_t data_at = 12 + 4 + 1 + 4 + 0 + 4 + 4 + 364;  // name, qmgr, type, md
   set_u32(d, data_at, 0x7FFFFFFF);
   expect_bad_request(d, d.size(), "put1.data", data_at);
   // Counts no body could hold, checked before anything is allocated for them.
-  bytes a = encoded(frame_type::inquire, inquire_response{{0, ""}, {"Q", "QLOCAL", 0, 0, 0, {{"K", "V"}}}});
-  const std::size_t count_at = 12 + 4 + 4 + 4 + 1 + 4 + 6 + 12;
+  bytes a = encoded(frame_type::inquire, inquire_response{{0, 0, ""}, {{7}, {"A"}}});
+  const std::size_t count_at = 12 + 12;  // after the status: int_attrs' count
   set_u32(a, count_at, 0xFFFFFFFF);
-  expect_bad_response(a, frame_type::inquire, a.size(), "inquire_response.result.attributes", count_at);
-  set_u32(a, count_at, 2);  // 2 × 8 bytes at least; only the 10 of one entry are there
-  expect_bad_response(a, frame_type::inquire, a.size(), "inquire_response.result.attributes", count_at);
-  bytes o = encoded(frame_type::inquire_objects, inquire_objects_response{{0, ""}, {}});
-  set_u32(o, 12 + 8, 0x40000000);
-  expect_bad_response(o, frame_type::inquire_objects, o.size(), "inquire_objects_response.objects", 20);
-  bytes l = encoded(frame_type::mqsc, mqsc_response{{0, ""}, {{"a"}, 0}});
-  set_u32(l, 12 + 8, 3);
-  expect_bad_response(l, frame_type::mqsc, l.size(), "mqsc_response.reply.lines", 20);
+  expect_bad_response(a, frame_type::inquire, a.size(), "inquire_response.result.int_attrs", count_at);
+  set_u32(a, count_at, 4);  // 4 × 4 bytes; only 4 + 5 are there
+  expect_bad_response(a, frame_type::inquire, a.size(), "inquire_response.result.int_attrs", count_at);
+  bytes sel = encoded(inquire_request{1, {mq::MQIA_Q_TYPE}});
+  set_u32(sel, 12 + 4, 0x10000000);
+  expect_bad_request(sel, sel.size(), "inquire.selectors", 16);
+  bytes o = encoded(frame_type::inquire_objects, inquire_objects_response{{0, 0, ""}, {}});
+  set_u32(o, 12 + 12, 0x40000000);
+  expect_bad_response(o, frame_type::inquire_objects, o.size(), "inquire_objects_response.objects", 24);
+  bytes l = encoded(frame_type::mqsc, mqsc_response{{0, 0, ""}, {{"a"}, 0}});
+  set_u32(l, 12 + 12, 3);
+  expect_bad_response(l, frame_type::mqsc, l.size(), "mqsc_response.reply.lines", 24);
   // A nested string's length inside an object list.
   // (Built step by step: g++ 12 -O3 for s390x warns maybe-uninitialized on the nested aggregate temporary.)
   inquire_objects_response one;
   one.objects.push_back(object_attributes{"QLOCAL", "A", {}});
   bytes n = encoded(frame_type::inquire_objects, one);
-  set_u32(n, 12 + 8 + 4 + 4 + 6, 100);
-  expect_bad_response(n, frame_type::inquire_objects, n.size(), "inquire_objects_response.objects.name", 34);
+  set_u32(n, 12 + 12 + 4 + 4 + 6, 100);
+  expect_bad_response(n, frame_type::inquire_objects, n.size(), "inquire_objects_response.objects.name", 38);
 }
 
 TEST(ClientProtocolBad, MqmdMustBeCanonical) {
@@ -523,18 +535,30 @@ TEST(ClientProtocolBad, FieldValuesOutOfRange) {
   set_u32(wire, max_at, 0xFFFFFFFE);  // -2
   expect_bad_request(wire, wire.size(), "get.request.max_length", max_at);
   // Attribute keys out of order or repeated.
-  inquire_response i{{0, ""}, {"Q", "QLOCAL", 0, 0, 0, {{"A", "1"}, {"B", "2"}}}};
-  bytes k = encoded(frame_type::inquire, i);
+  inquire_objects_response i{{0, 0, ""}, {{"QLOCAL", "Q", {{"A", "1"}, {"B", "2"}}}}};
+  bytes k = encoded(frame_type::inquire_objects, i);
   // ... [u32 1]["A"][u32 1]["1"][u32 1]["B"][u32 1]["2"]: the error names the second entry's start.
   const std::size_t b_key = k.size() - 6, a_key = b_key - 10, second_entry = b_key - 4;
   ASSERT_EQ(k[a_key], 'A');
   ASSERT_EQ(k[b_key], 'B');
   k[a_key] = 'C';  // "C" then "B": out of order
-  expect_bad_response(k, frame_type::inquire, k.size(), "inquire_response.result.attributes", second_entry);
+  expect_bad_response(k, frame_type::inquire_objects, k.size(), "inquire_objects_response.objects.attributes",
+                      second_entry);
   k[a_key] = 'B';  // "B", "B": repeated
-  expect_bad_response(k, frame_type::inquire, k.size(), "inquire_response.result.attributes", second_entry);
+  expect_bad_response(k, frame_type::inquire_objects, k.size(), "inquire_objects_response.objects.attributes",
+                      second_entry);
+  // A completion code the MQI has not, and one that disagrees with its reason.
+  bytes cc = encoded(frame_type::commit, plain_response{{0, 0, ""}});
+  set_u32(cc, 12, 3);
+  expect_bad_response(cc, frame_type::commit, cc.size(), "commit_response.st.completion_code", 12);
+  set_u32(cc, 12, 2);  // MQCC_FAILED with MQRC_NONE
+  expect_bad_response(cc, frame_type::commit, cc.size(), "commit_response.st.reason", 16);
+  bytes ok_with_reason = encoded(frame_type::commit, plain_response{{2, 2033, ""}});
+  set_u32(ok_with_reason, 12, 0);  // MQCC_OK with 2033
+  expect_bad_response(ok_with_reason, frame_type::commit, ok_with_reason.size(), "commit_response.st.reason",
+                      16);
   // DataLength shorter than the data returned.
-  bytes m = encoded(frame_type::get, get_response{{0, ""}, {sample_md(), text("abcd"), 4, {}}});
+  bytes m = encoded(frame_type::get, get_response{{0, 0, ""}, {sample_md(), text("abcd"), 4, {}}});
   const std::size_t dl_at = m.size() - 16 - 4;
   set_u32(m, dl_at, 3);
   expect_bad_response(m, frame_type::get, m.size(), "get_response.msg.data_length", dl_at);

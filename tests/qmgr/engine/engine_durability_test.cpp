@@ -57,7 +57,7 @@ class durability : public engine_test {
   }
   static std::size_t depth(mqi::connection& c, const std::string& q) {
     const auto h = open(c, q, mq::MQOO_INQUIRE);
-    auto st = c.inquire(h);
+    auto st = mqi::inquire_queue(c, h);
     EXPECT_TRUE(st.ok());
     (void)c.close(h);
     return st.ok() ? static_cast<std::size_t>(st->current_depth) : 0;

@@ -203,11 +203,14 @@ TEST_F(put_get, BrowseFirstAndNextLeaveTheMessages) {
   ASSERT_FALSE(end.ok());
   EXPECT_EQ(rc_of(end.error()), mq::MQRC_NO_MSG_AVAILABLE);
   EXPECT_EQ(text_of(c.get(h, no_wait(mq::MQGMO_BROWSE_FIRST))->data), "a");
-  auto st = c.inquire(open(c, "APP.IN", mq::MQOO_INQUIRE));
+  const mqi::hobj hi = open(c, "APP.IN", mq::MQOO_INQUIRE);
+  auto st = mqi::inquire_queue(c, hi);
   ASSERT_TRUE(st.ok()) << st.error().to_string();
   EXPECT_EQ(st->current_depth, 3);
-  EXPECT_EQ(st->type, "QLOCAL");
-  EXPECT_EQ(st->attributes.at("MAXDEPTH"), "5000");
+  EXPECT_EQ(st->type, mq::MQQT_LOCAL);
+  auto max = c.inquire(hi, {mq::MQIA_MAX_Q_DEPTH});
+  ASSERT_TRUE(max.ok()) << max.error().to_string();
+  EXPECT_EQ(max->int_attrs, std::vector<std::int32_t>{5000});
 }
 
 TEST_F(put_get, WaitIsWokenByAPutFromAnotherThread) {

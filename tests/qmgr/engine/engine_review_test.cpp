@@ -92,7 +92,7 @@ TEST_F(review, BrowseMsgUnderCursorDoesNotRemove) {
   auto g = c.get(h, no_wait(mq::MQGMO_BROWSE_MSG_UNDER_CURSOR));
   ASSERT_TRUE(g.ok()) << g.error().to_string();
   EXPECT_EQ(text_of(g->data), "one");
-  auto st = c.inquire(h);
+  auto st = mqi::inquire_queue(c, h);
   ASSERT_TRUE(st.ok());
   EXPECT_EQ(st->current_depth, 1) << "browse-under-cursor removed the message";
 }
@@ -103,7 +103,7 @@ TEST_F(review, SyncpointIfPersistentLeavesNonPersistentOutside) {
   ASSERT_TRUE(put(c, h, "n").ok());
   ASSERT_TRUE(c.get(h, no_wait(mq::MQGMO_SYNCPOINT_IF_PERSISTENT)).ok());
   ASSERT_TRUE(c.backout().ok());
-  auto st = c.inquire(h);
+  auto st = mqi::inquire_queue(c, h);
   ASSERT_TRUE(st.ok());
   EXPECT_EQ(st->current_depth, 0);
 }
@@ -138,7 +138,7 @@ TEST_F(review, SyncpointIfPersistentIsHonoured) {
   auto g = c.get(h, no_wait(0x1000 /* MQGMO_SYNCPOINT_IF_PERSISTENT */));
   ASSERT_TRUE(g.ok());
   ASSERT_TRUE(c.backout().ok());
-  auto st = c.inquire(h);
+  auto st = mqi::inquire_queue(c, h);
   ASSERT_TRUE(st.ok());
   EXPECT_EQ(st->current_depth, 1) << "persistent message not restored by MQBACK";
 }

@@ -245,7 +245,7 @@ TEST_F(server_test, put_get_commit_through_the_bindings_socket) {
   ASSERT_TRUE(conn.put1({"Q2", ""}, md, bytes_view::of("p1"), mq::MQPMO_NO_SYNCPOINT).ok());
   auto hq = conn.open({"Q2", ""}, mq::MQOO_INQUIRE);
   ASSERT_TRUE(hq.ok()) << hq.error().to_string();
-  auto st = conn.inquire(hq->handle);
+  auto st = mqi::inquire_queue(conn, hq->handle);
   ASSERT_TRUE(st.ok()) << st.error().to_string();
   EXPECT_EQ(st->current_depth, 1);
   auto objs = conn.inquire_objects("QLOCAL", "Q*");
@@ -470,7 +470,7 @@ TEST_F(server_test, stop_breaks_connections) {
   auto a = admin();
   auto hq = a->open({"Q1", ""}, mq::MQOO_INQUIRE);
   ASSERT_TRUE(hq.ok());
-  EXPECT_EQ(a->inquire(hq->handle)->current_depth, 0);  // the put was backed out
+  EXPECT_EQ(mqi::inquire_queue(*a, hq->handle)->current_depth, 0);  // the put was backed out
   auto none = bindings();
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(rc_of(none.error()), mq::MQRC_Q_MGR_NOT_AVAILABLE);

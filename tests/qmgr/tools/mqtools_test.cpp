@@ -27,20 +27,21 @@ using ::testing::Return;
 class mock_connection : public mqi::connection {
  public:
   MOCK_METHOD(const std::string&, qmgr_name, (), (const, override));
-  MOCK_METHOD(result<mqi::open_result>, open, (const mqi::object_descriptor&, std::int32_t), (override));
-  MOCK_METHOD(result<mqi::done>, close, (mqi::hobj), (override));
-  MOCK_METHOD(result<mqi::put_result>, put, (mqi::hobj, const mq::mqmd&, bytes_view, std::int32_t),
+  MOCK_METHOD(mqi::result<mqi::open_result>, open, (const mqi::object_descriptor&, std::int32_t), (override));
+  MOCK_METHOD(mqi::result<mqi::done>, close, (mqi::hobj), (override));
+  MOCK_METHOD(mqi::result<mqi::put_result>, put, (mqi::hobj, const mq::mqmd&, bytes_view, std::int32_t),
               (override));
-  MOCK_METHOD(result<mqi::put_result>, put1,
+  MOCK_METHOD(mqi::result<mqi::put_result>, put1,
               (const mqi::object_descriptor&, const mq::mqmd&, bytes_view, std::int32_t), (override));
-  MOCK_METHOD(result<mqi::message>, get, (mqi::hobj, const mqi::get_request&), (override));
-  MOCK_METHOD(result<mqi::queue_status>, inquire, (mqi::hobj), (override));
-  MOCK_METHOD(result<std::vector<mqi::object_attributes>>, inquire_objects,
+  MOCK_METHOD(mqi::result<mqi::message>, get, (mqi::hobj, const mqi::get_request&), (override));
+  MOCK_METHOD(mqi::result<mqi::inquiry>, inquire, (mqi::hobj, const std::vector<std::int32_t>&), (override));
+  MOCK_METHOD(mqi::result<std::vector<mqi::object_attributes>>, inquire_objects,
               (const std::string&, const std::string&), (override));
-  MOCK_METHOD(result<mqi::mqsc_reply>, mqsc, (const std::string&), (override));
-  MOCK_METHOD(result<mqi::done>, commit, (), (override));
-  MOCK_METHOD(result<mqi::done>, backout, (), (override));
-  MOCK_METHOD(result<mqi::done>, disconnect, (), (override));
+  MOCK_METHOD(mqi::result<mqi::mqsc_reply>, mqsc, (const std::string&), (override));
+  MOCK_METHOD(mqi::result<mqi::done>, commit, (), (override));
+  MOCK_METHOD(mqi::result<mqi::done>, backout, (), (override));
+  MOCK_METHOD(mqi::result<mqi::done>, disconnect, (), (override));
+  MOCK_METHOD(void, stop, (), (noexcept, override));
 };
 
 decode_error mqrc_error(std::int32_t rc, std::string detail) {

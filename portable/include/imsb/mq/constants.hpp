@@ -322,6 +322,18 @@ inline constexpr std::int32_t MQRC_DEF_XMIT_Q_USAGE_ERROR = 2199;
 inline constexpr std::int32_t MQRC_XQH_ERROR = 2260;
 inline constexpr std::int32_t MQRC_BACKOUT_THRESHOLD_REACHED = 2362;
 inline constexpr std::int32_t MQRC_HOST_NOT_AVAILABLE = 2538;  // issue 5: connect() over TCP
+// The MQI contract's reasons (imsb/mqi/connection.hpp): MQINQ, MQOPEN of the queue manager, truncation
+// accepted, a connection stopped [C] IBM's cmqc.h values and the MQINQ / MQOPEN / MQGET reason lists.
+inline constexpr std::int32_t MQRC_CHAR_ATTR_LENGTH_ERROR = 2006;
+inline constexpr std::int32_t MQRC_INT_ATTR_COUNT_ERROR = 2021;
+inline constexpr std::int32_t MQRC_OBJECT_TYPE_ERROR = 2043;
+inline constexpr std::int32_t MQRC_SELECTOR_COUNT_ERROR = 2065;
+inline constexpr std::int32_t MQRC_SELECTOR_LIMIT_EXCEEDED = 2066;
+inline constexpr std::int32_t MQRC_SELECTOR_ERROR = 2067;
+inline constexpr std::int32_t MQRC_SELECTOR_NOT_FOR_TYPE = 2068;
+inline constexpr std::int32_t MQRC_TRUNCATED_MSG_ACCEPTED = 2079;
+inline constexpr std::int32_t MQRC_CONNECTION_QUIESCING = 2202;
+inline constexpr std::int32_t MQRC_CONNECTION_STOPPING = 2203;
 
 // --- MQPUT / MQOPEN / MQGET options: spec/mq.md §2.5 [C] -------------------------------------------
 inline constexpr std::int32_t MQPMO_NONE = 0x00000000;
@@ -368,6 +380,70 @@ inline constexpr std::int32_t MQGMO_FAIL_IF_QUIESCING = 0x00002000;
 inline constexpr std::int32_t MQGMO_CONVERT = 0x00004000;
 
 inline constexpr std::int32_t MQWI_UNLIMITED = -1;
+
+// --- Object types (MQOD.ObjectType), MQINQ selectors and their values [C] IBM's cmqc.h; which object
+// type takes which selector: IBM MQ, "MQINQ - Inquire object attributes"
+// (https://ibm.com/docs/SSFKSJ_9.3.0/refdev/q101840_.html) -----------------------------------------
+inline constexpr std::int32_t MQOT_Q = 1;
+inline constexpr std::int32_t MQOT_NAMELIST = 2;
+inline constexpr std::int32_t MQOT_PROCESS = 3;
+inline constexpr std::int32_t MQOT_STORAGE_CLASS = 4;
+inline constexpr std::int32_t MQOT_Q_MGR = 5;
+
+inline constexpr std::int32_t MQIA_FIRST = 1;
+inline constexpr std::int32_t MQIA_CODED_CHAR_SET_ID = 2;
+inline constexpr std::int32_t MQIA_CURRENT_Q_DEPTH = 3;
+inline constexpr std::int32_t MQIA_DEF_INPUT_OPEN_OPTION = 4;
+inline constexpr std::int32_t MQIA_DEF_PERSISTENCE = 5;
+inline constexpr std::int32_t MQIA_DEF_PRIORITY = 6;
+inline constexpr std::int32_t MQIA_INHIBIT_GET = 9;
+inline constexpr std::int32_t MQIA_INHIBIT_PUT = 10;
+inline constexpr std::int32_t MQIA_USAGE = 12;
+inline constexpr std::int32_t MQIA_MAX_MSG_LENGTH = 13;
+inline constexpr std::int32_t MQIA_MAX_PRIORITY = 14;
+inline constexpr std::int32_t MQIA_MAX_Q_DEPTH = 15;
+inline constexpr std::int32_t MQIA_OPEN_INPUT_COUNT = 17;
+inline constexpr std::int32_t MQIA_OPEN_OUTPUT_COUNT = 18;
+inline constexpr std::int32_t MQIA_Q_TYPE = 20;
+inline constexpr std::int32_t MQIA_BACKOUT_THRESHOLD = 22;
+inline constexpr std::int32_t MQIA_SHAREABILITY = 23;
+inline constexpr std::int32_t MQIA_SYNCPOINT = 30;
+inline constexpr std::int32_t MQIA_COMMAND_LEVEL = 31;
+inline constexpr std::int32_t MQIA_PLATFORM = 32;
+inline constexpr std::int32_t MQIA_MAX_UNCOMMITTED_MSGS = 33;
+inline constexpr std::int32_t MQIA_LAST = 2000;
+inline constexpr std::int32_t MQCA_FIRST = 2001;
+inline constexpr std::int32_t MQCA_BASE_Q_NAME = 2002;
+inline constexpr std::int32_t MQCA_DEAD_LETTER_Q_NAME = 2006;
+inline constexpr std::int32_t MQCA_Q_DESC = 2013;
+inline constexpr std::int32_t MQCA_Q_MGR_DESC = 2014;
+inline constexpr std::int32_t MQCA_Q_MGR_NAME = 2015;
+inline constexpr std::int32_t MQCA_Q_NAME = 2016;
+inline constexpr std::int32_t MQCA_REMOTE_Q_MGR_NAME = 2017;
+inline constexpr std::int32_t MQCA_REMOTE_Q_NAME = 2018;
+inline constexpr std::int32_t MQCA_BACKOUT_REQ_Q_NAME = 2019;
+inline constexpr std::int32_t MQCA_STORAGE_CLASS = 2022;
+inline constexpr std::int32_t MQCA_XMIT_Q_NAME = 2024;
+inline constexpr std::int32_t MQCA_DEF_XMIT_Q_NAME = 2025;
+inline constexpr std::int32_t MQCA_LAST = 4000;
+inline constexpr std::size_t MQ_Q_DESC_LENGTH = 64;
+inline constexpr std::size_t MQ_Q_MGR_DESC_LENGTH = 64;
+inline constexpr std::size_t MQ_STORAGE_CLASS_LENGTH = 8;
+inline constexpr std::size_t MQINQ_MAX_SELECTORS = 256;  // SelectorCount's maximum [C] the MQINQ topic
+
+inline constexpr std::int32_t MQQT_LOCAL = 1;
+inline constexpr std::int32_t MQQT_MODEL = 2;
+inline constexpr std::int32_t MQQT_ALIAS = 3;
+inline constexpr std::int32_t MQQT_REMOTE = 6;
+inline constexpr std::int32_t MQQA_GET_ALLOWED = 0;
+inline constexpr std::int32_t MQQA_GET_INHIBITED = 1;
+inline constexpr std::int32_t MQQA_PUT_ALLOWED = 0;
+inline constexpr std::int32_t MQQA_PUT_INHIBITED = 1;
+inline constexpr std::int32_t MQQA_NOT_SHAREABLE = 0;
+inline constexpr std::int32_t MQQA_SHAREABLE = 1;
+inline constexpr std::int32_t MQSP_AVAILABLE = 1;
+inline constexpr std::int32_t MQPL_ZOS = 1;
+inline constexpr std::int32_t MQPL_UNIX = 3;  // AIX, Linux and the other UNIX systems
 
 inline constexpr std::int32_t MQMO_NONE = 0x00000000;
 inline constexpr std::int32_t MQMO_MATCH_MSG_ID = 0x00000001;

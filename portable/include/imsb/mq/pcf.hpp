@@ -16,6 +16,7 @@
 
 #include "imsb/core/bytes.hpp"
 #include "imsb/core/result.hpp"
+#include "imsb/mq/constants.hpp"
 #include "imsb/mq/mqmd.hpp"
 
 namespace imsb::mq {
@@ -66,8 +67,8 @@ inline constexpr std::int32_t MQCMD_CHANNEL_EVENT = 46;
 inline constexpr std::int32_t MQCMD_LOGGER_EVENT = 91;
 inline constexpr std::int32_t MQCMD_COMMAND_EVENT = 99;
 
-// Parameter identifiers of the bridge events [C] cmqc.h / cmqcfc.h, "Bridge Started", "Bridge Stopped".
-inline constexpr std::int32_t MQCA_Q_MGR_NAME = 2015;
+// Parameter identifiers of the bridge events [C] cmqc.h / cmqcfc.h, "Bridge Started", "Bridge Stopped"
+// (MQCA_Q_MGR_NAME, the MQINQ selector, is in constants.hpp).
 inline constexpr std::int32_t MQCACF_BRIDGE_NAME = 3029;
 inline constexpr std::int32_t MQIACF_ERROR_IDENTIFIER = 1013;
 inline constexpr std::int32_t MQIACF_REASON_QUALIFIER = 1020;

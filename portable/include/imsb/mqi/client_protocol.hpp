@@ -16,15 +16,20 @@
 //   platform; a message_token as its 16 bytes; a std::array<uint8_t, 24> as its 24 bytes.
 // A body with bytes left over after its last field, or too few, is a bad frame. So is, to keep one
 // wire form per value: an MQMD byte string that is not exactly 324 bytes of a version-1 or 364 of a
-// version-2 MQMD with StrucId "MD  " in ASCII; a map whose keys are not in ascending order, each once (as
-// std::map encodes them); a max_length below -1; a data_length below the data's size. A length or count
-// is refused, before anything is allocated for it, when the rest of the body cannot hold that many, or
-// when its entries would take the decoder past its allocation budget: what a frame decodes to may take
-// at most 6 times the body's length plus 64 KiB of memory for its lists and maps, besides the bytes it
-// copies (client_protocol.cpp says how it counts) [D].
+// version-2 MQMD with StrucId "MD  " in ASCII; a completion code other than 0, 1 or 2, or one whose
+// reason disagrees with it (MQCC_OK with a reason, MQCC_WARNING or MQCC_FAILED without one); a map whose keys
+// are not in ascending order, each once (as std::map encodes them); a max_length below -1; a data_length
+// below the data's size. A length or count is refused, before anything is allocated for it, when the rest of
+// the body cannot hold that many, or when its entries would take the decoder past its allocation budget: what
+// a frame decodes to may take at most 6 times the body's length plus 64 KiB of memory for its lists and maps,
+// besides the bytes it copies (client_protocol.cpp says how it counts) [D].
 //
-// Every response starts with the MQI's completion: i32 reason (MQRC_NONE, or the MQRC), string detail
-// (the error's words, "" on success).
+// Every response starts with the MQI's completion: i32 completion code (MQCC_*), i32 reason (MQRC_NONE,
+// or the MQRC), string detail (the error's or the warning's words, "" on MQCC_OK). A response with
+// MQCC_FAILED carries the default value after it; one with MQCC_WARNING, the value the warning is about.
+// An object_descriptor is object_name, object_qmgr_name, then object_type as i32 (MQOT_*).
+// Protocol version 1 is the pre-release form: it changes with connection.hpp until the first release,
+// and both ends come from one build [D].
 
 #include <cstddef>
 #include <cstdint>
@@ -94,6 +99,7 @@ struct get_request_frame {
 };
 struct inquire_request {
   hobj handle = 0;
+  std::vector<std::int32_t> selectors;  // u32 count, then each as i32
 };
 struct inquire_objects_request {
   std::string type;
@@ -112,7 +118,8 @@ using request = std::variant<connect_request, open_request, close_request, put_r
 
 // ---- responses ----
 struct status {
-  std::int32_t reason = 0;  // MQRC_NONE or the MQRC
+  std::int32_t completion_code = 0;  // MQCC_OK, MQCC_WARNING (the value follows) or MQCC_FAILED
+  std::int32_t reason = 0;           // MQRC_NONE or the MQRC
   std::string detail;
 };
 struct connect_response {
@@ -134,7 +141,7 @@ struct get_response {
 };
 struct inquire_response {
   status st;
-  queue_status result;  // attributes as u32 count then (key, value) string pairs
+  inquiry result;  // int_attrs as u32 count then i32 each; char_attrs as u32 count then strings
 };
 struct inquire_objects_response {
   status st;

@@ -1,26 +1,33 @@
 #pragma once
-// The queue-manager connection: what an application (mqput, mqget, imsreq, the bridge) does with a queue
-// manager, with the MQI's meaning (MQCONN, MQOPEN, MQPUT, MQPUT1, MQGET, MQINQ, MQCMIT, MQBACK, MQCLOSE,
-// MQDISC). ARCHITECTURE.md: one interface, three backends — in-process (the embedded queue manager runs
-// inside the calling program; qmgr/), client (the client protocol over a Unix socket or TCP; qmgr/) and
-// MQI (IBM MQ, on z/OS; zos/).
+// The queue-manager connection: the MQI contract every backend keeps — what an application (mqput,
+// mqget, imsreq, imsbench, the bridge) does with a queue manager, with the MQI's names and meaning
+// (MQCONN, MQOPEN, MQPUT, MQPUT1, MQGET, MQINQ, MQCMIT, MQBACK, MQCLOSE, MQDISC). ARCHITECTURE.md: one
+// interface, three backends — in-process (the embedded queue manager runs inside the calling program;
+// qmgr/), client (the client protocol over a Unix socket or TCP; qmgr/) and MQI (IBM MQ, on z/OS; zos/).
+// tests/mqi/conformance_test.cpp runs one checklist against every backend.
 //
-// Errors carry the MQRC IBM would give (make_mqrc, code.value() is the reason code) in a decode_error
-// whose `field` names the call ("MQPUT") and whose `detail` says what was wrong in words. A call that
-// fails changes nothing (an MQPUT that fails puts nothing; an MQGET that fails removes nothing).
+// Every call completes as the MQI's do, with a completion code and a reason (mqi::result below):
+// MQCC_OK; MQCC_WARNING with a value and a reason (a message got truncated with
+// MQGMO_ACCEPT_TRUNCATED_MSG: 2079); MQCC_FAILED with the MQRC IBM would give, carried in a
+// decode_error (make_mqrc: code.value() is the reason code) whose `field` names the call ("MQPUT") and
+// whose `detail` says what was wrong in words. A call that fails changes nothing (an MQPUT that fails
+// puts nothing; an MQGET that fails removes nothing).
 //
-// Not thread-safe: one connection is one thread's, as an MQI hconn is [I]. Connections to the same queue
-// manager may be used from as many threads as there are connections.
+// Not thread-safe but for stop(): one connection is one thread's, as an MQI hconn is [I]. Connections to
+// the same queue manager may be used from as many threads as there are connections.
 
 #include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <system_error>
+#include <utility>
 #include <vector>
 
 #include "imsb/core/bytes.hpp"
 #include "imsb/core/result.hpp"
+#include "imsb/mq/codes.hpp"
 #include "imsb/mq/constants.hpp"
 #include "imsb/mq/mqmd.hpp"
 
@@ -28,6 +35,45 @@ namespace imsb::mqi {
 
 using done = std::monostate;
 using hobj = std::int32_t;
+
+// The MQRC of an error: its code's value when the code is of the mqrc category; MQRC_UNEXPECTED_ERROR
+// (2195) for an error of any other category (a decoder's std::errc, an mqfb), never another category's
+// number read as a reason.
+std::int32_t reason_of(const decode_error& err) noexcept;
+// The connection cannot be used again: broken (2009), disconnected (2018), the queue manager gone or
+// ending (2059, 2161, 2162), the connection quiescing or stopped (2202, 2203). A program opens a new
+// connection then.
+bool is_connection_gone(std::int32_t reason) noexcept;
+bool is_connection_gone(const decode_error& err) noexcept;
+
+// What an MQI call gives back: the value (MQCC_OK, or MQCC_WARNING with its reason and words) or the
+// error (MQCC_FAILED). An imsb::result besides, so that `if (!r) return r.error();` reads as elsewhere.
+template <class T>
+class [[nodiscard]] result : public imsb::result<T> {
+ public:
+  using imsb::result<T>::result;
+  result(imsb::result<T> r) : imsb::result<T>(std::move(r)) {}  // NOLINT(implicit)
+
+  // A value that comes with MQCC_WARNING and `reason` (e.g. MQRC_TRUNCATED_MSG_ACCEPTED).
+  static result warning(T value, std::int32_t reason, std::string detail) {
+    result r(std::move(value));
+    r.warning_ = reason;
+    r.warning_detail_ = std::move(detail);
+    return r;
+  }
+
+  std::int32_t completion_code() const noexcept {
+    if (!this->ok()) return mq::MQCC_FAILED;
+    return warning_ == mq::MQRC_NONE ? mq::MQCC_OK : mq::MQCC_WARNING;
+  }
+  std::int32_t reason() const noexcept { return this->ok() ? warning_ : reason_of(this->error()); }
+  // The words beside the reason: the error's detail, the warning's, or "".
+  const std::string& detail() const noexcept { return this->ok() ? warning_detail_ : this->error().detail; }
+
+ private:
+  std::int32_t warning_ = mq::MQRC_NONE;
+  std::string warning_detail_;
+};
 
 // MQGMO.MsgToken: identifies one message in the queue manager, unique for the queue manager's life (never
 // reused, also across restarts), returned by every get and browse; MQMO_MATCH_MSG_TOKEN gets that message
@@ -37,8 +83,9 @@ using message_token = std::array<std::uint8_t, 16>;
 
 // MQOD: which object. Names as the application gives them (trailing blanks allowed, trimmed).
 struct object_descriptor {
-  std::string object_name;
-  std::string object_qmgr_name;  // blank: the local queue manager
+  std::string object_name;                // for MQOT_Q_MGR: blank or the queue manager's own name
+  std::string object_qmgr_name;           // blank: the local queue manager
+  std::int32_t object_type = mq::MQOT_Q;  // MQOT_Q, or MQOT_Q_MGR (MQOO_INQUIRE only) for MQINQ
 };
 
 struct open_result {
@@ -79,16 +126,25 @@ struct message {
   message_token token{};
 };
 
-// MQINQ of a queue (the attributes the bridge and the tools need) and of the queue manager.
+// MQINQ's answer: IntAttrs in the order the MQIA_* selectors came, CharAttrs in the order of the MQCA_*
+// selectors, each blank-padded to its MQ length (IBM's CharAttrs is their concatenation; kept apart here,
+// the C layer concatenates). A selector of another queue type than the one opened gives MQCC_WARNING with
+// MQRC_SELECTOR_NOT_FOR_TYPE and the values MQIAV_NOT_APPLICABLE (-1) or blanks; one that no object of the
+// type has fails with MQRC_SELECTOR_ERROR [C] IBM MQ, "MQINQ - Inquire object attributes"
+// (https://ibm.com/docs/SSFKSJ_9.3.0/refdev/q101840_.html).
+inline constexpr std::int32_t MQIAV_NOT_APPLICABLE = -1;
+struct inquiry {
+  std::vector<std::int32_t> int_attrs;
+  std::vector<std::string> char_attrs;
+};
+
+// The queue attributes tests and tools ask most, by MQINQ (inquire_queue below).
 struct queue_status {
   std::string name;
-  std::string type;  // "QLOCAL", "QALIAS", "QREMOTE", "QMODEL"
-  std::int32_t current_depth = 0;
+  std::int32_t type = mq::MQQT_LOCAL;  // MQQT_*
+  std::int32_t current_depth = 0;      // local queues only
   std::int32_t open_input_count = 0;
   std::int32_t open_output_count = 0;
-  // Every attribute of the definition, MQSC keyword → value as DISPLAY shows it (STGCLASS, MAXDEPTH,
-  // MAXMSGL, GET, PUT, DEFPSIST, USAGE, BOTHRESH, BOQNAME ...).
-  std::map<std::string, std::string> attributes;
 };
 
 // One object as DISPLAY shows it: type word ("QLOCAL", "STGCLASS" ...), name, attributes.
@@ -107,11 +163,12 @@ class connection {
  public:
   virtual ~connection() = default;
 
-  // The queue manager's name and its attributes (DEADQ, DEFXMITQ, CCSID, MAXMSGL ...).
+  // The queue manager's name (MQINQ MQCA_Q_MGR_NAME gives it too).
   virtual const std::string& qmgr_name() const = 0;
 
   // MQOPEN with MQOO_* options. Errors as IBM's: MQRC_UNKNOWN_OBJECT_NAME, MQRC_OBJECT_IN_USE (exclusive
-  // input held elsewhere), MQRC_NOT_AUTHORIZED, MQRC_OPTION_NOT_VALID_FOR_TYPE, resolution's codes ...
+  // input held elsewhere), MQRC_NOT_AUTHORIZED, MQRC_OPTION_NOT_VALID_FOR_TYPE, MQRC_OBJECT_TYPE_ERROR,
+  // resolution's codes ...
   virtual result<open_result> open(const object_descriptor& od, std::int32_t options) = 0;
   virtual result<done> close(hobj handle) = 0;
 
@@ -121,12 +178,17 @@ class connection {
   virtual result<put_result> put1(const object_descriptor& od, const mq::mqmd& md, bytes_view data,
                                   std::int32_t options) = 0;
   // MQGET (or browse with MQGMO_BROWSE_FIRST / _NEXT on a handle opened with MQOO_BROWSE). No message:
-  // MQRC_NO_MSG_AVAILABLE (2033) after the wait.
+  // MQRC_NO_MSG_AVAILABLE (2033) after the wait. A message longer than max_length got with
+  // MQGMO_ACCEPT_TRUNCATED_MSG: MQCC_WARNING, MQRC_TRUNCATED_MSG_ACCEPTED (2079).
   virtual result<message> get(hobj handle, const get_request& request) = 0;
 
-  virtual result<queue_status> inquire(hobj handle) = 0;
+  // MQINQ by selector on a handle opened with MQOO_INQUIRE (a queue, or the queue manager: MQOT_Q_MGR).
+  // At most 256 selectors (MQRC_SELECTOR_COUNT_ERROR); see `inquiry`.
+  virtual result<inquiry> inquire(hobj handle, const std::vector<std::int32_t>& selectors) = 0;
+
   // DISPLAY-like listing: objects of an MQSC type word ("QLOCAL", "QUEUE", "STGCLASS" ...) whose name
-  // matches `generic` ("*", "ABC*", or a name). Needs INQ authority on each object listed.
+  // matches `generic` ("*", "ABC*", or a name). Needs INQ authority on each object listed. Administration
+  // (runmqsc, the bridge's discovery of storage classes), not the message path.
   virtual result<std::vector<object_attributes>> inquire_objects(const std::string& type,
                                                                  const std::string& generic) = 0;
   // MQSC commands (runmqsc's text) applied to the running queue manager, which saves its catalog
@@ -136,10 +198,39 @@ class connection {
 
   virtual result<done> commit() = 0;
   virtual result<done> backout() = 0;
+  // Ends, from any thread, the wait of a get on this connection, now or later: that get and every later
+  // call but MQDISC fail with MQRC_CONNECTION_STOPPING (2203); the waiter is woken by the stop, not by a
+  // timer. The unit of work is backed out: over a socket the stop ends the connection as a program that
+  // ends without MQDISC does; in-process, the MQDISC that follows backs out instead of committing [D].
+  // (IBM's MQI has no such call for a synchronous MQGET; for a consumer, MQCTL MQOP_STOP ends the wait.)
+  // The one call of a connection that is thread-safe.
+  virtual void stop() noexcept = 0;
   // MQDISC: commits an open unit of work, as IBM's MQDISC does on distributed platforms [I], and closes
   // every handle. A connection that breaks (the program dies, the socket closes) without MQDISC backs its
   // unit of work out. Later calls fail with MQRC_HCONN_ERROR (2018).
   virtual result<done> disconnect() = 0;
 };
+
+// MQINQ of MQCA_Q_NAME, MQIA_Q_TYPE, and for a local queue MQIA_CURRENT_Q_DEPTH, MQIA_OPEN_INPUT_COUNT and
+// MQIA_OPEN_OUTPUT_COUNT (a second MQINQ once the type is known).
+result<queue_status> inquire_queue(connection& c, hobj handle);
+
+// The queue manager's attributes the bridge and the tools need, by MQOPEN (MQOT_Q_MGR, MQOO_INQUIRE),
+// MQINQ and MQCLOSE.
+struct qmgr_attributes {
+  std::string name;
+  std::int32_t ccsid = 0;     // MQIA_CODED_CHAR_SET_ID
+  std::int32_t platform = 0;  // MQIA_PLATFORM
+  std::string dead_letter_q;  // MQCA_DEAD_LETTER_Q_NAME, trimmed
+  std::string def_xmit_q;     // MQCA_DEF_XMIT_Q_NAME, trimmed
+  std::int32_t max_msg_length = 0;
+};
+result<qmgr_attributes> inquire_qmgr(connection& c);
+
+// The encoding of the numbers in messages the queue manager's own programs make (MQENC_NATIVE there):
+// MQENC_NATIVE_ZOS (785) for MQPL_ZOS; on every other platform the encoding of this program's machine
+// (546 little-endian, 273 big-endian), as a queue manager reached through bindings or in-process runs on
+// the same machine [D] (the MQI has no Encoding selector: MQENC_NATIVE is the platform's, cmqc.h [C]).
+std::int32_t native_encoding_of(std::int32_t platform) noexcept;
 
 }  // namespace imsb::mqi

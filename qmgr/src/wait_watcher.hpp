@@ -1,0 +1,63 @@
+#pragma once
+// The sockets of the connections whose server thread waits inside an MQGET (server.cpp). The client
+// protocol alternates — one request, then its response — so a socket that becomes readable while its get
+// waits has ended (the program stopped its connection, exited, or was killed) or broke: the watcher then
+// stops that connection's wait (mqi::connection::stop), so the thread returns at once and the unit of work
+// is backed out, rather than when the wait ends or a message comes [D]. One thread per server; it sleeps
+// in poll() until a watched socket or a change of the set wakes it.
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "imsb/mqi/connection.hpp"
+
+namespace imsb::qmgr::detail {
+
+class wait_watcher {
+ public:
+  wait_watcher();
+  ~wait_watcher();
+  wait_watcher(const wait_watcher&) = delete;
+  wait_watcher& operator=(const wait_watcher&) = delete;
+
+  // Watches `fd` while the scope lives; `c` must outlive it.
+  class scope {
+   public:
+    scope(wait_watcher& w, std::uint64_t id) : w_(&w), id_(id) {}
+    scope(scope&& o) noexcept : w_(o.w_), id_(o.id_) { o.w_ = nullptr; }
+    scope(const scope&) = delete;
+    scope& operator=(const scope&) = delete;
+    scope& operator=(scope&&) = delete;
+    ~scope() {
+      if (w_ != nullptr) w_->remove(id_);
+    }
+
+   private:
+    wait_watcher* w_;
+    std::uint64_t id_;
+  };
+  [[nodiscard]] scope watch(int fd, mqi::connection& c);
+
+  // Stops the wait of every watched connection (the server is stopping).
+  void stop_all();
+
+ private:
+  struct entry {
+    int fd;
+    mqi::connection* c;
+  };
+  void remove(std::uint64_t id);
+  void wake();
+  void loop();
+
+  std::mutex mu_;
+  std::map<std::uint64_t, entry> watched_;
+  std::uint64_t next_id_ = 1;
+  bool ending_ = false;
+  int wake_fd_[2] = {-1, -1};
+  std::thread thread_;
+};
+
+}  // namespace imsb::qmgr::detail
