@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "faulting_connection.hpp"
 #include "imsb/bridge/state_store.hpp"
 #include "imsb/imsemu/program.hpp"
 #include "imsb/mq/constants.hpp"
@@ -157,14 +158,19 @@ class engine_test : public ::testing::Test {
     return c;
   }
 
-  void start_engine(bridge_config c, security_checker* security = nullptr) {
+  // `faults`: every connection the bridge makes is a faulting_connection of that plan.
+  void start_engine(bridge_config c, security_checker* security = nullptr,
+                    test::fault_plan* faults = nullptr) {
     engine_hooks h;
     h.security = security;
-    h.connect = [this]() -> result<std::unique_ptr<mqi::connection>> {
+    h.connect = [this, faults]() -> result<std::unique_ptr<mqi::connection>> {
       qmgr::connect_options o;
       o.target = "local:QM1";
       o.prefix = tmp_.file("prefix");
-      return qmgr::connect(o);
+      auto made = qmgr::connect(o);
+      if (!made || faults == nullptr) return made;
+      return std::unique_ptr<mqi::connection>(
+          std::make_unique<test::faulting_connection>(std::move(made).value(), *faults));
     };
     h.make_xcf = [this] { return std::make_unique<plex_view>(plex_); };
     h.console = [this](const std::string& l) { log(l); };
@@ -440,6 +446,113 @@ TEST_F(engine_test, restart_with_an_in_flight_record_is_settled_by_resync_with_e
     return t && t->send == 1 && !t->in_flight;
   })) << console_text();
   EXPECT_EQ(count_kind(records(), bridgemap::record_kind::in_flight), 0u);
+}
+
+// ---- the worker's error ladder, driven through a faulting connection (ARCHITECTURE.md step 7) --------
+
+bool is_record_of(const std::string& queue, bytes_view data, bridgemap::record_kind k) {
+  if (queue != "SYSTEM.IMS.BRIDGE.STATE") return false;
+  auto r = bridgemap::decode_record(data);
+  return r && r->kind == k;
+}
+// A commit whose unit of work wrote the in-flight record (step 4).
+bool commits_in_flight(const test::call_info& c) {
+  if (c.call != test::mqi_call::commit || c.uow_puts == nullptr) return false;
+  for (const auto& [q, d] : *c.uow_puts)
+    if (is_record_of(q, d, bridgemap::record_kind::in_flight)) return true;
+  return false;
+}
+// A commit whose unit of work put a reply to `queue` (step 6).
+bool commits_a_put_to(const test::call_info& c, const std::string& queue) {
+  if (c.call != test::mqi_call::commit || c.uow_puts == nullptr) return false;
+  for (const auto& [q, d] : *c.uow_puts)
+    if (q == queue) return true;
+  return false;
+}
+
+class engine_fault_test : public engine_test {
+ protected:
+  // One request through the bridge with `faults` armed: exactly one reply, the request gone, nothing in
+  // flight, the numbers at 1/1 — nothing lost, nothing run twice.
+  void expect_exactly_one_reply() {
+    const auto id = put({{"IVTNO   DISPLAY LAST1"}});
+    auto r = reply_to(id, 20000);
+    ASSERT_TRUE(r) << console_text();
+    EXPECT_EQ(r->md.correl_id, id);
+    EXPECT_FALSE(reply_to(id, 500)) << "a second reply\n" << console_text();
+    EXPECT_TRUE(wait_for([&] { return depth("IMS.BRIDGE.Q") == 0; })) << console_text();
+    EXPECT_TRUE(wait_for([&] {
+      auto t = tpipe("CSQ0001S");
+      return t && t->send == 1 && t->receive == 1 && !t->in_flight;
+    })) << console_text();
+    EXPECT_EQ(count_kind(records(), bridgemap::record_kind::in_flight), 0u);
+    EXPECT_EQ(faults_.fired(), 1) << console_text();
+  }
+  test::fault_plan faults_;
+};
+
+TEST_F(engine_fault_test, commit_of_the_in_flight_record_with_its_outcome_unknown_is_resent_once) {
+  // The in-flight record is committed, but its answer is lost: the worker cannot know IMS has nothing.
+  faults_.arm(test::fault_kind::lose_reply, commits_in_flight);
+  start_engine(config(), nullptr, &faults_);
+  expect_exactly_one_reply();
+  EXPECT_TRUE(console_has("IMB2018W")) << console_text();  // dropped, reconnected, resync
+}
+
+TEST_F(engine_fault_test, connection_lost_after_the_in_flight_record_is_settled_by_resync) {
+  // The in-flight record is durable, the request went to IMS, then the worker's connection breaks at its
+  // next call (the get of step 5, or a browse): the ACK cannot be recorded on it.
+  int worker_connection = 0;
+  faults_.arm(test::fault_kind::drop, [&worker_connection](const test::call_info& c) {
+    if (commits_in_flight(c)) {
+      worker_connection = c.connection;
+      return false;
+    }
+    return worker_connection != 0 && c.connection == worker_connection;
+  });
+  start_engine(config(), nullptr, &faults_);
+  expect_exactly_one_reply();
+  EXPECT_TRUE(console_has("IMB2018W")) << console_text();
+}
+
+TEST_F(engine_fault_test, commit_of_the_reply_with_its_outcome_unknown_is_not_put_twice) {
+  // Step 6: the reply and the receive record are committed, the answer is lost, nothing is ACKed; the
+  // resync finds our receive number ahead of IMS's send number and dequeues the output.
+  faults_.arm(test::fault_kind::lose_reply,
+              [](const test::call_info& c) { return commits_a_put_to(c, "APP.REPLY"); });
+  start_engine(config(), nullptr, &faults_);
+  expect_exactly_one_reply();
+}
+
+TEST_F(engine_fault_test, a_backout_that_fails_after_a_broken_put_leads_to_reconnect_and_one_reply) {
+  // The in-flight record's put finds the connection broken; the backout after it fails too (2009): the
+  // worker drops the connection, reconnects and sends the request once.
+  faults_.arm(test::fault_kind::drop, [](const test::call_info& c) {
+    return c.call == test::mqi_call::put && is_record_of(c.queue, c.data, bridgemap::record_kind::in_flight);
+  });
+  start_engine(config(), nullptr, &faults_);
+  expect_exactly_one_reply();
+  EXPECT_GE(faults_.refused_after_break(), 1);  // the backout, at least, met the broken connection
+  EXPECT_TRUE(console_has("IMB2018W")) << console_text();
+}
+
+TEST_F(engine_fault_test, a_failed_put_of_the_in_flight_record_stops_the_queue_and_loses_nothing) {
+  // Not a broken connection: the state queue refuses the record (MQRC_Q_FULL). The request is not sent
+  // without its record; the queue stops (IMB2xxx) and the request stays on it.
+  faults_.arm(
+      test::fault_kind::fail,
+      [](const test::call_info& c) {
+        return c.call == test::mqi_call::put &&
+               is_record_of(c.queue, c.data, bridgemap::record_kind::in_flight);
+      },
+      1, mq::MQRC_Q_FULL);
+  start_engine(config(), nullptr, &faults_);
+  const auto id = put({{"IVTNO   DISPLAY LAST1"}});
+  EXPECT_TRUE(wait_for([&] { return console_has("in-flight record not written"); })) << console_text();
+  EXPECT_FALSE(reply_to(id, 500));
+  EXPECT_EQ(depth("IMS.BRIDGE.Q"), 1);
+  EXPECT_EQ(count_kind(records(), bridgemap::record_kind::in_flight), 0u);
+  EXPECT_EQ(faults_.fired(), 1);
 }
 
 TEST_F(engine_test, reset_tpipe_sets_numbers_and_refuses_unknown_tpipes) {
