@@ -334,6 +334,14 @@ class client_connection final : public mqi::connection {
     if (!r) return r.error();
     return completed(r->st, std::move(r->result));
   }
+  mqi::result<mqi::done> set(mqi::hobj handle, const std::vector<std::int32_t>& selectors,
+                             const std::vector<std::int32_t>& int_attrs,
+                             const std::vector<std::string>& char_attrs) override {
+    if (selectors.size() > mq::MQINQ_MAX_SELECTORS)  // as the queue manager would answer, nothing sent
+      return decode_error{mq::make_mqrc(mq::MQRC_SELECTOR_COUNT_ERROR), "MQSET", 0,
+                          std::to_string(selectors.size()) + " selectors, at most 256"};
+    return plain(wire::set_request{handle, selectors, int_attrs, char_attrs}, "MQSET");
+  }
   mqi::result<std::vector<mqi::object_attributes>> inquire_objects(const std::string& type,
                                                                    const std::string& generic) override {
     auto r = call<wire::inquire_objects_response>(wire::inquire_objects_request{type, generic}, "MQINQ");

@@ -190,6 +190,10 @@ class local_connection final : public mqi::connection {
   mqi::result<mqi::mqsc_reply> mqsc(const std::string& script) override { return inner_->mqsc(script); }
   mqi::result<mqi::done> commit() override { return inner_->commit(); }
   mqi::result<mqi::done> backout() override { return inner_->backout(); }
+  mqi::result<mqi::done> set(mqi::hobj h, const std::vector<std::int32_t>& s,
+                             const std::vector<std::int32_t>& i, const std::vector<std::string>& c) override {
+    return inner_->set(h, s, i, c);
+  }
   void stop() noexcept override { inner_->stop(); }
   mqi::result<mqi::done> disconnect() override { return inner_->disconnect(); }
 

@@ -203,6 +203,9 @@ class engine {
                                    const std::string& script);
   result<std::vector<mqi::object_attributes>> inquire_objects(const conn_state& c, const std::string& type,
                                                               const std::string& generic);
+  // One MQSC command applied to the catalog and saved, as run_mqsc does, for MQSET (whose authority was
+  // checked at MQOPEN): MQRC_RESOURCE_PROBLEM when it cannot be saved (the change is undone).
+  result<std::monostate> apply_catalog_command(const std::string& command, const char* call);
 };
 
 // engine_inquire.cpp: MQINQ's answer for `selectors` from a queue's definition (with `status`, its
@@ -210,6 +213,13 @@ class engine {
 mqi::result<mqi::inquiry> inquire_attributes(const objects::object_record& rec, bool is_qmgr,
                                              const local_queue* status,
                                              const std::vector<std::int32_t>& selectors);
+
+// engine_inquire.cpp: the ALTER command (MQSC text) that makes MQSET's change on `rec`, or the MQRC of
+// the first thing wrong with the call; nothing is changed here.
+mqi::result<std::string> mqset_command(const objects::object_record& rec,
+                                       const std::vector<std::int32_t>& selectors,
+                                       const std::vector<std::int32_t>& int_attrs,
+                                       const std::vector<std::string>& char_attrs);
 
 // engine_connection.cpp: the in-process connection of `c` on `e`.
 std::unique_ptr<mqi::connection> make_local_connection(std::shared_ptr<engine> e,

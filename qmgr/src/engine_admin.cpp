@@ -252,4 +252,39 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
   return reply;
 }
 
+result<std::monostate> engine::apply_catalog_command(const std::string& command, const char* call) {
+  const std::time_t tt = std::chrono::system_clock::to_time_t(now());
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char date[16], time[16];
+  std::strftime(date, sizeof date, "%Y-%m-%d", &tm);
+  std::strftime(time, sizeof time, "%H.%M.%S", &tm);
+  objects::exec_context ctx{date, time, true};
+  mqsc::command_result parsed = mqsc::parse_command(command);
+  if (!parsed.ok())
+    return mqi_error(call, mq::MQRC_UNEXPECTED_ERROR,
+                     "the change " + command + " does not parse: " +
+                         (parsed.error ? parsed.error->message() : std::string("no command")));
+  const objects::object_catalog before = catalog;
+  objects::exec_outcome r = objects::execute(catalog, *parsed.cmd, ctx);
+  if (r.status == objects::exec_status::failed || r.status == objects::exec_status::unsupported) {
+    catalog = before;
+    std::string why;
+    for (const auto& l : r.lines) why += (why.empty() ? "" : " ") + l;
+    return mqi_error(call, mq::MQRC_UNEXPECTED_ERROR, command + ": " + why);
+  }
+  if (!r.changed) return std::monostate{};
+  result<done> saved = store.save(catalog);
+  if (!saved) {
+    if (!queue_manager_store::save_replaced_catalog(saved.error())) {
+      catalog = before;
+      log_error(std::string("IMB1187E: ") + call + " " + command + ": " + saved.error().to_string());
+      return mqi_error(call, mq::MQRC_RESOURCE_PROBLEM,
+                       "the catalog cannot be saved: " + saved.error().to_string());
+    }
+  }
+  refresh_after_catalog_change();
+  return std::monostate{};
+}
+
 }  // namespace imsb::qmgr::engine_detail

@@ -112,6 +112,31 @@ class local_connection final : public mqi::connection {
     return engine_detail::inquire_attributes(*rec, false, q, selectors);
   }
 
+  mqi::result<mqi::done> set(mqi::hobj handle, const std::vector<std::int32_t>& selectors,
+                             const std::vector<std::int32_t>& int_attrs,
+                             const std::vector<std::string>& char_attrs) override {
+    std::unique_lock<std::mutex> lk(e_->mu);
+    if (auto bad = check("MQSET")) return *bad;
+    auto it = c_->handles.find(handle);
+    if (it == c_->handles.end())
+      return mqi_error("MQSET", mq::MQRC_HOBJ_ERROR, "handle " + std::to_string(handle) + " is not open");
+    if ((it->second.options & mq::MQOO_SET) == 0)
+      return mqi_error("MQSET", mq::MQRC_NOT_OPEN_FOR_SET, "the queue was not opened with MQOO_SET");
+    if (e_->queue_of(it->second) == nullptr)
+      return mqi_error("MQSET", mq::MQRC_Q_DELETED, "queue " + it->second.local_queue + " was deleted");
+    // The definition opened: an alias's GET/PUT are its own, as for MQINQ.
+    const objects::object_record* rec = e_->queue_record(it->second.object_name);
+    if (rec == nullptr) rec = e_->queue_record(it->second.local_queue);
+    if (rec == nullptr)
+      return mqi_error("MQSET", mq::MQRC_Q_DELETED, "queue " + it->second.object_name + " deleted");
+    auto cmd = engine_detail::mqset_command(*rec, selectors, int_attrs, char_attrs);
+    if (!cmd) return cmd.error();
+    auto applied = e_->apply_catalog_command(*cmd, "MQSET");
+    if (!applied) return applied.error();
+    e_->cv.notify_all();  // a get waiting on a queue that was GET(DISABLED) looks again
+    return mqi::done{};
+  }
+
   mqi::result<std::vector<mqi::object_attributes>> inquire_objects(const std::string& type,
                                                                    const std::string& generic) override {
     std::unique_lock<std::mutex> lk(e_->mu);
@@ -605,10 +630,12 @@ mqi::result<mqi::message> local_connection::get(mqi::hobj handle, const mqi::get
       }
       auto r = e.finish(lk, batch, "MQGET");
       if (!r) return r.error();
-      if (out.data.size() < len)
-        return mqi::result<mqi::message>::warning(
-            std::move(out), mq::MQRC_TRUNCATED_MSG_ACCEPTED,
-            "message of " + std::to_string(len) + " bytes, buffer " + std::to_string(out.data.size()));
+      if (out.data.size() < len) {
+        std::string why =
+            "message of " + std::to_string(len) + " bytes, buffer " + std::to_string(out.data.size());
+        return mqi::result<mqi::message>::warning(std::move(out), mq::MQRC_TRUNCATED_MSG_ACCEPTED,
+                                                  std::move(why));
+      }
       return out;
     }
     if (!batch.empty()) {

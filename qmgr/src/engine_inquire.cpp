@@ -5,6 +5,7 @@
 // (https://ibm.com/docs/SSFKSJ_9.3.0/refdev/q101840_.html).
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -32,7 +33,8 @@ enum class source {
   depth,
   open_input,
   open_output,
-  fixed,  // value_yes, always
+  fixed,         // value_yes, always
+  trigger_type,  // TRIGTYPE's word as MQTT_*
 };
 
 struct selector_def {
@@ -76,6 +78,12 @@ const selector_def table[] = {
    mq::MQOO_INPUT_EXCLUSIVE, mq::MQOO_INPUT_SHARED},
   {mq::MQCA_STORAGE_CLASS, on_local_model, source::keyword_str, "STGCLASS", {}, 0, 0,
    mq::MQ_STORAGE_CLASS_LENGTH},
+  {mq::MQIA_TRIGGER_CONTROL, on_local_model, source::keyword_map, "TRIGGER", "TRIGGER", mq::MQTC_ON,
+   mq::MQTC_OFF},
+  {mq::MQIA_TRIGGER_DEPTH, on_local_model, source::keyword_int, "TRIGDPTH"},
+  {mq::MQIA_TRIGGER_MSG_PRIORITY, on_local_model, source::keyword_int, "TRIGMPRI"},
+  {mq::MQIA_TRIGGER_TYPE, on_local_model, source::trigger_type, "TRIGTYPE"},
+  {mq::MQCA_TRIGGER_DATA, on_local_model, source::keyword_str, "TRIGDATA", {}, 0, 0, mq::MQ_TRIGGER_DATA_LENGTH},
   {mq::MQCA_REMOTE_Q_NAME, on_remote, source::keyword_str, "RNAME", {}, 0, 0, mq::MQ_Q_NAME_LENGTH},
   {mq::MQCA_REMOTE_Q_MGR_NAME, on_remote, source::keyword_str, "RQMNAME", {}, 0, 0, mq::MQ_Q_MGR_NAME_LENGTH},
   {mq::MQCA_XMIT_Q_NAME, on_remote, source::keyword_str, "XMITQ", {}, 0, 0, mq::MQ_Q_NAME_LENGTH},
@@ -199,6 +207,12 @@ mqi::result<mqi::inquiry> inquire_attributes(const objects::object_record& rec, 
       case source::fixed:
         iv = d->value_yes;
         break;
+      case source::trigger_type:
+        iv = text == "FIRST"   ? mq::MQTT_FIRST
+             : text == "EVERY" ? mq::MQTT_EVERY
+             : text == "DEPTH" ? mq::MQTT_DEPTH
+                               : mq::MQTT_NONE;
+        break;
     }
     if (integer) {
       out.int_attrs.push_back(iv);
@@ -211,6 +225,123 @@ mqi::result<mqi::inquiry> inquire_attributes(const objects::object_record& rec, 
     return mqi::result<mqi::inquiry>::warning(std::move(out), mq::MQRC_SELECTOR_NOT_FOR_TYPE,
                                               "a selector does not apply to this queue's type");
   return out;
+}
+
+namespace {
+
+// MQSET's selectors [C] IBM MQ, "Setting queue attributes" and "MQSET - Set object attributes": which
+// queue types take each, and how its value becomes an ALTER keyword.
+struct settable {
+  std::int32_t selector;
+  unsigned objects;
+};
+const settable settables[] = {
+    {mq::MQIA_INHIBIT_GET, on_local | on_alias}, {mq::MQIA_INHIBIT_PUT, on_local | on_alias | on_remote},
+    {mq::MQIA_TRIGGER_CONTROL, on_local},        {mq::MQIA_TRIGGER_DEPTH, on_local},
+    {mq::MQIA_TRIGGER_MSG_PRIORITY, on_local},   {mq::MQIA_TRIGGER_TYPE, on_local},
+    {mq::MQCA_TRIGGER_DATA, on_local},
+};
+
+std::string quoted(const std::string& s) {
+  std::string out = "'";
+  for (char ch : s) {
+    out += ch;
+    if (ch == '\'') out += '\'';
+  }
+  return out + "'";
+}
+
+std::string rtrim(std::string s) {
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+mqi::result<std::string> mqset_command(const objects::object_record& rec,
+                                       const std::vector<std::int32_t>& selectors,
+                                       const std::vector<std::int32_t>& int_attrs,
+                                       const std::vector<std::string>& char_attrs) {
+  if (selectors.size() > mq::MQINQ_MAX_SELECTORS)
+    return mqi_error("MQSET", mq::MQRC_SELECTOR_COUNT_ERROR,
+                     std::to_string(selectors.size()) + " selectors, at most 256");
+  std::size_t ints = 0, chars = 0;
+  for (const std::int32_t s : selectors) (is_int_selector(s) ? ints : chars) += 1;
+  if (int_attrs.size() != ints)
+    return mqi_error("MQSET", mq::MQRC_INT_ATTR_COUNT_ERROR,
+                     std::to_string(int_attrs.size()) + " integer values for " + std::to_string(ints) +
+                         " MQIA_* selectors");
+  if (char_attrs.size() != chars)
+    return mqi_error("MQSET", mq::MQRC_CHAR_ATTR_LENGTH_ERROR,
+                     std::to_string(char_attrs.size()) + " character values for " + std::to_string(chars) +
+                         " MQCA_* selectors");
+  const unsigned kind = kind_of(&rec);
+  // The last value of a selector given twice counts [C]: keyword → its text, in selector order.
+  std::map<std::string, std::string> words;
+  std::size_t next_int = 0, next_char = 0;
+  for (const std::int32_t s : selectors) {
+    const settable* d = nullptr;
+    for (const settable& t : settables)
+      if (t.selector == s) d = &t;
+    if (d == nullptr)
+      return mqi_error("MQSET", mq::MQRC_SELECTOR_ERROR,
+                       "selector " + std::to_string(s) + " cannot be set by MQSET");
+    if ((d->objects & kind) == 0)
+      return mqi_error("MQSET", mq::MQRC_SELECTOR_NOT_FOR_TYPE,
+                       "selector " + std::to_string(s) + " does not apply to " +
+                           std::string(objects::to_mqsc_word(rec.type)) + " " + rec.name);
+    if (!is_int_selector(s)) {
+      const std::string& v = char_attrs[next_char++];
+      if (v.size() > mq::MQ_TRIGGER_DATA_LENGTH)
+        return mqi_error("MQSET", mq::MQRC_CHAR_ATTR_LENGTH_ERROR,
+                         "TriggerData of " + std::to_string(v.size()) + " characters, at most 64");
+      words["TRIGDATA"] = "TRIGDATA(" + quoted(rtrim(v)) + ")";
+      continue;
+    }
+    const std::int32_t v = int_attrs[next_int++];
+    switch (s) {
+      case mq::MQIA_INHIBIT_GET:
+      case mq::MQIA_INHIBIT_PUT: {
+        if (v != mq::MQQA_GET_ALLOWED && v != mq::MQQA_GET_INHIBITED)
+          return mqi_error("MQSET", mq::MQRC_INHIBIT_VALUE_ERROR,
+                           std::to_string(v) + ": expected 0 (allowed) or 1 (inhibited)");
+        const std::string k = s == mq::MQIA_INHIBIT_GET ? "GET" : "PUT";
+        words[k] = k + (v == 1 ? "(DISABLED)" : "(ENABLED)");
+        break;
+      }
+      case mq::MQIA_TRIGGER_CONTROL:
+        if (v != mq::MQTC_OFF && v != mq::MQTC_ON)
+          return mqi_error("MQSET", mq::MQRC_TRIGGER_CONTROL_ERROR,
+                           std::to_string(v) + ": expected MQTC_OFF (0) or MQTC_ON (1)");
+        words["TRIGGER"] = v == mq::MQTC_ON ? "TRIGGER" : "NOTRIGGER";
+        break;
+      case mq::MQIA_TRIGGER_DEPTH:
+        if (v < 1 || v > 999999999)
+          return mqi_error("MQSET", mq::MQRC_TRIGGER_DEPTH_ERROR,
+                           std::to_string(v) + ": expected 1 to 999999999");
+        words["TRIGDPTH"] = "TRIGDPTH(" + std::to_string(v) + ")";
+        break;
+      case mq::MQIA_TRIGGER_MSG_PRIORITY:
+        if (v < 0 || v > 9)
+          return mqi_error("MQSET", mq::MQRC_TRIGGER_MSG_PRIORITY_ERR,
+                           std::to_string(v) + ": expected 0 to 9");
+        words["TRIGMPRI"] = "TRIGMPRI(" + std::to_string(v) + ")";
+        break;
+      case mq::MQIA_TRIGGER_TYPE: {
+        static const char* const names[] = {"NONE", "FIRST", "EVERY", "DEPTH"};
+        if (v < mq::MQTT_NONE || v > mq::MQTT_DEPTH)
+          return mqi_error("MQSET", mq::MQRC_TRIGGER_TYPE_ERROR,
+                           std::to_string(v) + ": expected MQTT_NONE, FIRST, EVERY or DEPTH (0 to 3)");
+        words["TRIGTYPE"] = std::string("TRIGTYPE(") + names[v] + ")";
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  std::string cmd = "ALTER " + std::string(objects::to_mqsc_word(rec.type)) + "(" + quoted(rec.name) + ")";
+  for (const auto& [k, w] : words) cmd += " " + w;
+  return cmd;
 }
 
 }  // namespace imsb::qmgr::engine_detail

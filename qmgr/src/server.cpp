@@ -600,6 +600,10 @@ void server::impl::serve(std::shared_ptr<conn> c, bool tcp, std::string peer) {
               wire::inquire_response out;
               answer(mq->inquire(r.handle, r.selectors), out.st, out.result);
               return out;
+            } else if constexpr (std::is_same_v<T, wire::set_request>) {
+              wire::plain_response out;
+              answer(mq->set(r.handle, r.selectors, r.int_attrs, r.char_attrs), out.st);
+              return out;
             } else if constexpr (std::is_same_v<T, wire::inquire_objects_request>) {
               wire::inquire_objects_response out;
               answer(mq->inquire_objects(r.type, r.generic), out.st, out.objects);

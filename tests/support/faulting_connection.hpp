@@ -32,6 +32,7 @@ enum class mqi_call {
   put1,
   get,
   inquire,
+  set,
   inquire_objects,
   mqsc,
   commit,
@@ -140,6 +141,11 @@ class faulting_connection final : public mqi::connection {
   mqi::result<mqi::inquiry> inquire(mqi::hobj h, const std::vector<std::int32_t>& s) override {
     return run<mqi::inquiry>(info(mqi_call::inquire, name_of(h)), "MQINQ",
                              [&] { return inner_->inquire(h, s); });
+  }
+  mqi::result<mqi::done> set(mqi::hobj h, const std::vector<std::int32_t>& s,
+                             const std::vector<std::int32_t>& i,
+                             const std::vector<std::string>& ch) override {
+    return run<mqi::done>(info(mqi_call::set, name_of(h)), "MQSET", [&] { return inner_->set(h, s, i, ch); });
   }
   mqi::result<std::vector<mqi::object_attributes>> inquire_objects(const std::string& t,
                                                                    const std::string& g) override {

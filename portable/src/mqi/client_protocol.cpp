@@ -41,7 +41,7 @@ constexpr std::size_t md_v1_length = 324;  // spec/mq.md §2.1 [C]
 constexpr std::size_t md_v2_length = 364;
 constexpr std::uint8_t md_struc_id[4] = {0x4D, 0x44, 0x20, 0x20};  // "MD  " in ASCII
 constexpr std::uint16_t first_request = 1;
-constexpr std::uint16_t last_request = 12;
+constexpr std::uint16_t last_request = 13;
 constexpr std::uint16_t response_bit = static_cast<std::uint16_t>(frame_type::response_bit);
 
 // The decoder's allocation budget [D]: what the values it decodes may take in memory, at most
@@ -117,6 +117,8 @@ IMSB_WIRE_RECORD(get_request_frame, (f("handle", x.handle), f("request", x.reque
 IMSB_WIRE_RECORD(inquire_request, (f("handle", x.handle), f("selectors", x.selectors)));
 IMSB_WIRE_RECORD(inquire_objects_request, (f("type", x.type), f("generic", x.generic)));
 IMSB_WIRE_RECORD(mqsc_request, (f("script", x.script)));
+IMSB_WIRE_RECORD(set_request, (f("handle", x.handle), f("selectors", x.selectors),
+                               f("int_attrs", x.int_attrs), f("char_attrs", x.char_attrs)));
 IMSB_WIRE_RECORD(commit_request, ((void)f, (void)x));
 IMSB_WIRE_RECORD(backout_request, ((void)f, (void)x));
 IMSB_WIRE_RECORD(disconnect_request, ((void)f, (void)x));
@@ -590,10 +592,12 @@ result<decoded<request>> decode_request_body(std::uint16_t type, bytes_view body
       return decode_body<backout_request, request>(body, p, consumed);
     case frame_type::disconnect:
       return decode_body<disconnect_request, request>(body, p, consumed);
+    case frame_type::set:
+      return decode_body<set_request, request>(body, p, consumed);
     case frame_type::response_bit:
       break;
   }
-  return bad("frame.type", 8, "is " + num(type) + "; expected a request type, 1 to 12");
+  return bad("frame.type", 8, "is " + num(type) + "; expected a request type, 1 to 13");
 }
 
 result<decoded<response>> decode_response_body(frame_type answers, bytes_view body, std::size_t consumed) {
@@ -618,6 +622,7 @@ result<decoded<response>> decode_response_body(frame_type answers, bytes_view bo
     case frame_type::commit:
     case frame_type::backout:
     case frame_type::disconnect:
+    case frame_type::set:
       return decode_body<plain_response, response>(body, p, consumed);
     case frame_type::response_bit:
       break;
@@ -730,17 +735,19 @@ frame_type type_of(const request& req) noexcept {
   static_assert(std::variant_size_v<request> == last_request);
   static_assert(std::is_same_v<std::variant_alternative_t<0, request>, connect_request>);
   static_assert(std::is_same_v<std::variant_alternative_t<11, request>, disconnect_request>);
+  static_assert(std::is_same_v<std::variant_alternative_t<12, request>, set_request>);
   return static_cast<frame_type>(req.index() + 1);
 }
 
 const char* name_of(frame_type type) noexcept {
-  static constexpr const char* requests[] = {"connect", "open",   "close",   "put",
-                                             "put1",    "get",    "inquire", "inquire_objects",
-                                             "mqsc",    "commit", "backout", "disconnect"};
+  static constexpr const char* requests[] = {
+      "connect",         "open", "close",  "put",     "put1",       "get", "inquire",
+      "inquire_objects", "mqsc", "commit", "backout", "disconnect", "set"};
   static constexpr const char* responses[] = {
       "connect_response", "open_response",   "close_response",   "put_response",
       "put1_response",    "get_response",    "inquire_response", "inquire_objects_response",
-      "mqsc_response",    "commit_response", "backout_response", "disconnect_response"};
+      "mqsc_response",    "commit_response", "backout_response", "disconnect_response",
+      "set_response"};
   const auto t = static_cast<std::uint16_t>(type);
   if (is_request_type(t)) return requests[t - first_request];
   if ((t & response_bit) != 0 && is_request_type(static_cast<std::uint16_t>(t & ~response_bit))) {

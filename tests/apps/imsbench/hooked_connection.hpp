@@ -53,6 +53,10 @@ class hooked_connection : public mqi::connection {
   mqi::result<mqi::mqsc_reply> mqsc(const std::string& s) override { return c_->mqsc(s); }
   mqi::result<mqi::done> commit() override { return c_->commit(); }
   mqi::result<mqi::done> backout() override { return c_->backout(); }
+  mqi::result<mqi::done> set(mqi::hobj h, const std::vector<std::int32_t>& s,
+                             const std::vector<std::int32_t>& i, const std::vector<std::string>& c) override {
+    return c_->set(h, s, i, c);
+  }
   void stop() noexcept override { c_->stop(); }
   mqi::result<mqi::done> disconnect() override {
     ++h_.discs;

@@ -226,10 +226,18 @@ TEST(ClientProtocol, TypeOfAndNameOfFollowTheFrameTypes) {
   EXPECT_EQ(type_of(put1_request{}), frame_type::put1);
   EXPECT_EQ(type_of(get_request_frame{}), frame_type::get);
   EXPECT_EQ(type_of(disconnect_request{}), frame_type::disconnect);
+  EXPECT_EQ(type_of(set_request{}), frame_type::set);
+  EXPECT_STREQ(name_of(frame_type::set), "set");
+  const auto st =
+      decode_ok<set_request>(set_request{3, {mq::MQIA_INHIBIT_GET, mq::MQCA_TRIGGER_DATA}, {1}, {"go"}});
+  EXPECT_EQ(st.handle, 3);
+  EXPECT_EQ(st.selectors, (std::vector<std::int32_t>{mq::MQIA_INHIBIT_GET, mq::MQCA_TRIGGER_DATA}));
+  EXPECT_EQ(st.int_attrs, std::vector<std::int32_t>{1});
+  EXPECT_EQ(st.char_attrs, std::vector<std::string>{"go"});
   EXPECT_STREQ(name_of(frame_type::inquire_objects), "inquire_objects");
   EXPECT_STREQ(name_of(static_cast<frame_type>(0x8004)), "put_response");
   EXPECT_STREQ(name_of(static_cast<frame_type>(0)), "unknown");
-  EXPECT_STREQ(name_of(static_cast<frame_type>(13)), "unknown");
+  EXPECT_STREQ(name_of(static_cast<frame_type>(14)), "unknown");
   EXPECT_STREQ(name_of(frame_type::response_bit), "unknown");
 }
 
@@ -385,7 +393,7 @@ TEST(ClientProtocolBad, HeaderErrorsAreReportedFromTheHeaderAlone) {
   bytes v = wire;
   set_u16(v, 10, 2);
   expect_bad_request(v, header_length, "frame.version", 10);
-  for (std::uint16_t t : std::initializer_list<std::uint16_t>{0, 13, 0x7FFF, 0x8002, 0xFFFF}) {
+  for (std::uint16_t t : std::initializer_list<std::uint16_t>{0, 14, 0x7FFF, 0x8002, 0xFFFF}) {
     bytes u = wire;
     set_u16(u, 8, t);
     expect_bad_request(u, header_length, "frame.type", 8);

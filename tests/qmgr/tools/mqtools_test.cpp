@@ -41,6 +41,10 @@ class mock_connection : public mqi::connection {
   MOCK_METHOD(mqi::result<mqi::done>, commit, (), (override));
   MOCK_METHOD(mqi::result<mqi::done>, backout, (), (override));
   MOCK_METHOD(mqi::result<mqi::done>, disconnect, (), (override));
+  MOCK_METHOD(mqi::result<mqi::done>, set,
+              (mqi::hobj, const std::vector<std::int32_t>&, const std::vector<std::int32_t>&,
+               const std::vector<std::string>&),
+              (override));
   MOCK_METHOD(void, stop, (), (noexcept, override));
 };
 

@@ -63,6 +63,7 @@ enum class frame_type : std::uint16_t {
   commit = 10,
   backout = 11,
   disconnect = 12,
+  set = 13,
   // responses: request type + 0x8000
   response_bit = 0x8000,
 };
@@ -108,13 +109,19 @@ struct inquire_objects_request {
 struct mqsc_request {
   std::string script;
 };
+struct set_request {
+  hobj handle = 0;
+  std::vector<std::int32_t> selectors;
+  std::vector<std::int32_t> int_attrs;
+  std::vector<std::string> char_attrs;
+};
 struct commit_request {};
 struct backout_request {};
 struct disconnect_request {};
 
 using request = std::variant<connect_request, open_request, close_request, put_request, put1_request,
                              get_request_frame, inquire_request, inquire_objects_request, mqsc_request,
-                             commit_request, backout_request, disconnect_request>;
+                             commit_request, backout_request, disconnect_request, set_request>;
 
 // ---- responses ----
 struct status {
@@ -151,7 +158,7 @@ struct mqsc_response {
   status st;
   mqsc_reply reply;  // u32 count of lines, the lines, i32 exit code
 };
-struct plain_response {  // close, commit, backout, disconnect
+struct plain_response {  // close, commit, backout, disconnect, set
   status st;
 };
 

@@ -186,6 +186,20 @@ class connection {
   // At most 256 selectors (MQRC_SELECTOR_COUNT_ERROR); see `inquiry`.
   virtual result<inquiry> inquire(hobj handle, const std::vector<std::int32_t>& selectors) = 0;
 
+  // MQSET by selector on a handle opened with MQOO_SET (else MQRC_NOT_OPEN_FOR_SET): int_attrs holds the
+  // values of the MQIA_* selectors in their order (too few or too many: MQRC_INT_ATTR_COUNT_ERROR),
+  // char_attrs those of the MQCA_* selectors (MQRC_CHAR_ATTR_LENGTH_ERROR for a count that differs or a
+  // value longer than the attribute). The attributes MQSET may change [C] IBM MQ, "MQSET - Set object
+  // attributes" (https://www.ibm.com/docs/SSFKSJ_9.4.0/refdev/q101900_.html): MQIA_INHIBIT_GET (local and
+  // alias queues), MQIA_INHIBIT_PUT (every queue type), and for local queues MQIA_TRIGGER_CONTROL,
+  // MQIA_TRIGGER_DEPTH, MQIA_TRIGGER_MSG_PRIORITY, MQIA_TRIGGER_TYPE, MQCA_TRIGGER_DATA; another
+  // selector MQRC_SELECTOR_ERROR, one of another queue type MQRC_SELECTOR_NOT_FOR_TYPE, a value out of
+  // range its reason (2020, 2075 ... 2078). A selector given twice: its last value counts [C]. All or
+  // nothing: a call that fails sets nothing.
+  virtual result<done> set(hobj handle, const std::vector<std::int32_t>& selectors,
+                           const std::vector<std::int32_t>& int_attrs,
+                           const std::vector<std::string>& char_attrs) = 0;
+
   // DISPLAY-like listing: objects of an MQSC type word ("QLOCAL", "QUEUE", "STGCLASS" ...) whose name
   // matches `generic` ("*", "ABC*", or a name). Needs INQ authority on each object listed. Administration
   // (runmqsc, the bridge's discovery of storage classes), not the message path.
