@@ -543,7 +543,13 @@ TEST(ClientProtocolBad, FieldValuesOutOfRange) {
   set_u32(wire, max_at, 0xFFFFFFFE);  // -2
   expect_bad_request(wire, wire.size(), "get.request.max_length", max_at);
   // Attribute keys out of order or repeated.
-  inquire_objects_response i{{0, 0, ""}, {{"QLOCAL", "Q", {{"A", "1"}, {"B", "2"}}}}};
+  // (Built step by step, as above: g++ 12 -O3 for s390x and the nested aggregate temporary.)
+  inquire_objects_response i;
+  object_attributes q;
+  q.type = "QLOCAL";
+  q.name = "Q";
+  q.attributes = {{"A", "1"}, {"B", "2"}};
+  i.objects.push_back(q);
   bytes k = encoded(frame_type::inquire_objects, i);
   // ... [u32 1]["A"][u32 1]["1"][u32 1]["B"][u32 1]["2"]: the error names the second entry's start.
   const std::size_t b_key = k.size() - 6, a_key = b_key - 10, second_entry = b_key - 4;
