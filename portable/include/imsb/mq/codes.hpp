@@ -50,8 +50,10 @@ std::error_code make_mqfb(std::int32_t fb) noexcept;
 // Checked accessors: never another category's number read as a reason or feedback.
 // The MQRC an error code holds: its value when of the mqrc category, else MQRC_UNEXPECTED_ERROR (2195).
 std::int32_t reason_of(const std::error_code& ec) noexcept;
-// What MQMD.Feedback or MQDLH.Reason gets for an error: the value of an mqfb or mqrc code (the Feedback
-// field may hold an MQRC, spec/mq.md §2.4 [C]), else MQRC_UNEXPECTED_ERROR.
+// What MQMD.Feedback or MQDLH.Reason gets for an error: the value of an mqfb or mqrc code, else
+// MQRC_UNEXPECTED_ERROR. (Feedback "can contain one of the MQFB_* values, or one of the MQRC_* values" [C]
+// IBM MQ, "Feedback (MQLONG)" of MQMD,
+// https://www.ibm.com/docs/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097510_.html)
 std::int32_t feedback_of(const std::error_code& ec) noexcept;
 
 }  // namespace imsb::mq
