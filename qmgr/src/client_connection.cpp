@@ -327,9 +327,6 @@ class client_connection final : public mqi::connection {
     return completed(r->st, std::move(r->msg));
   }
   mqi::result<mqi::inquiry> inquire(mqi::hobj handle, const std::vector<std::int32_t>& selectors) override {
-    if (selectors.size() > mq::MQINQ_MAX_SELECTORS)  // as the queue manager would answer, nothing sent
-      return decode_error{mq::make_mqrc(mq::MQRC_SELECTOR_COUNT_ERROR), "MQINQ", 0,
-                          std::to_string(selectors.size()) + " selectors, at most 256"};
     auto r = call<wire::inquire_response>(wire::inquire_request{handle, selectors}, "MQINQ");
     if (!r) return r.error();
     return completed(r->st, std::move(r->result));
@@ -337,9 +334,6 @@ class client_connection final : public mqi::connection {
   mqi::result<mqi::done> set(mqi::hobj handle, const std::vector<std::int32_t>& selectors,
                              const std::vector<std::int32_t>& int_attrs,
                              const std::vector<std::string>& char_attrs) override {
-    if (selectors.size() > mq::MQINQ_MAX_SELECTORS)  // as the queue manager would answer, nothing sent
-      return decode_error{mq::make_mqrc(mq::MQRC_SELECTOR_COUNT_ERROR), "MQSET", 0,
-                          std::to_string(selectors.size()) + " selectors, at most 256"};
     return plain(wire::set_request{handle, selectors, int_attrs, char_attrs}, "MQSET");
   }
   mqi::result<std::vector<mqi::object_attributes>> inquire_objects(const std::string& type,

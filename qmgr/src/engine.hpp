@@ -14,6 +14,7 @@
 
 #include "imsb/mqi/connection.hpp"
 #include "imsb/objects/catalog.hpp"
+#include "imsb/objects/mqsc_exec.hpp"
 #include "imsb/objects/object.hpp"
 #include "imsb/objects/resolution.hpp"
 #include "imsb/qmgr/message_rules.hpp"
@@ -198,6 +199,8 @@ class engine {
   void maybe_checkpoint(std::unique_lock<std::mutex>& lk);
 
   // engine_admin.cpp
+  // The executor's context for a command run now: CRDATE/ALTDATE and times in UTC, qmgr_running set.
+  objects::exec_context exec_now() const;
   // `lk` holds mu; it is released only while the runtime-command handler runs (the server's code).
   result<mqi::mqsc_reply> run_mqsc(std::unique_lock<std::mutex>& lk, const conn_state& c,
                                    const std::string& script);

@@ -77,6 +77,16 @@ result<std::vector<mqi::object_attributes>> engine::inquire_objects(const conn_s
   return out;
 }
 
+objects::exec_context engine::exec_now() const {
+  const std::time_t tt = std::chrono::system_clock::to_time_t(now());
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char date[16], time[16];
+  std::strftime(date, sizeof date, "%Y-%m-%d", &tm);
+  std::strftime(time, sizeof time, "%H.%M.%S", &tm);
+  return objects::exec_context{date, time, true};
+}
+
 result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const conn_state& c,
                                          const std::string& script) {
   if (!authorized(c.who, "QMGR", catalog.qmgr_name(), "CTRL")) {
@@ -85,13 +95,7 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
     return mqi_error("MQSC", mq::MQRC_NOT_AUTHORIZED,
                      "user " + c.who.user + " is not an administrator of " + catalog.qmgr_name());
   }
-  const std::time_t tt = std::chrono::system_clock::to_time_t(now());
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char date[16], time[16];
-  std::strftime(date, sizeof date, "%Y-%m-%d", &tm);
-  std::strftime(time, sizeof time, "%H.%M.%S", &tm);
-  objects::exec_context ctx{date, time, true};
+  objects::exec_context ctx = exec_now();
   // DISPLAY QLOCAL/QUEUE's CURDEPTH, IPPROCS, OPPROCS: execute() runs under `mu`, as DISPLAY QSTATUS does.
   ctx.local_queue_status =
       [this](const std::string& q) -> std::optional<objects::exec_context::queue_status> {
@@ -253,13 +257,7 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
 }
 
 result<std::monostate> engine::apply_catalog_command(const std::string& command, const char* call) {
-  const std::time_t tt = std::chrono::system_clock::to_time_t(now());
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char date[16], time[16];
-  std::strftime(date, sizeof date, "%Y-%m-%d", &tm);
-  std::strftime(time, sizeof time, "%H.%M.%S", &tm);
-  objects::exec_context ctx{date, time, true};
+  objects::exec_context ctx = exec_now();
   mqsc::command_result parsed = mqsc::parse_command(command);
   if (!parsed.ok())
     return mqi_error(call, mq::MQRC_UNEXPECTED_ERROR,

@@ -101,15 +101,11 @@ class local_connection final : public mqi::connection {
       return mqi_error("MQINQ", mq::MQRC_NOT_OPEN_FOR_INQUIRE, "the object was not opened with MQOO_INQUIRE");
     if (it->second.qmgr_object)
       return engine_detail::inquire_attributes(e_->catalog.qmgr(), true, nullptr, selectors);
-    if (e_->queue_of(it->second) == nullptr)
-      return mqi_error("MQINQ", mq::MQRC_Q_DELETED, "queue " + it->second.local_queue + " was deleted");
-    // The definition opened (an alias or remote definition answers for itself), else the local queue.
-    const objects::object_record* rec = e_->queue_record(it->second.object_name);
-    if (rec == nullptr) rec = e_->queue_record(it->second.local_queue);
-    if (rec == nullptr)
-      return mqi_error("MQINQ", mq::MQRC_Q_DELETED, "queue " + it->second.object_name + " deleted");
-    const local_queue* q = rec->type == objects::object_type::qlocal ? e_->queue_of(rec->name) : nullptr;
-    return engine_detail::inquire_attributes(*rec, false, q, selectors);
+    auto rec = definition_of(it->second, "MQINQ");
+    if (!rec) return rec.error();
+    const local_queue* q =
+        (*rec)->type == objects::object_type::qlocal ? e_->queue_of((*rec)->name) : nullptr;
+    return engine_detail::inquire_attributes(**rec, false, q, selectors);
   }
 
   mqi::result<mqi::done> set(mqi::hobj handle, const std::vector<std::int32_t>& selectors,
@@ -122,14 +118,9 @@ class local_connection final : public mqi::connection {
       return mqi_error("MQSET", mq::MQRC_HOBJ_ERROR, "handle " + std::to_string(handle) + " is not open");
     if ((it->second.options & mq::MQOO_SET) == 0)
       return mqi_error("MQSET", mq::MQRC_NOT_OPEN_FOR_SET, "the queue was not opened with MQOO_SET");
-    if (e_->queue_of(it->second) == nullptr)
-      return mqi_error("MQSET", mq::MQRC_Q_DELETED, "queue " + it->second.local_queue + " was deleted");
-    // The definition opened: an alias's GET/PUT are its own, as for MQINQ.
-    const objects::object_record* rec = e_->queue_record(it->second.object_name);
-    if (rec == nullptr) rec = e_->queue_record(it->second.local_queue);
-    if (rec == nullptr)
-      return mqi_error("MQSET", mq::MQRC_Q_DELETED, "queue " + it->second.object_name + " deleted");
-    auto cmd = engine_detail::mqset_command(*rec, selectors, int_attrs, char_attrs);
+    auto rec = definition_of(it->second, "MQSET");  // an alias's GET/PUT are its own, as for MQINQ
+    if (!rec) return rec.error();
+    auto cmd = engine_detail::mqset_command(**rec, selectors, int_attrs, char_attrs);
     if (!cmd) return cmd.error();
     auto applied = e_->apply_catalog_command(*cmd, "MQSET");
     if (!applied) return applied.error();
@@ -198,6 +189,17 @@ class local_connection final : public mqi::connection {
   }
 
  private:
+  // The definition a queue handle opened (an alias or remote definition answers for itself), else its
+  // local queue; MQRC_Q_DELETED when the queue went since MQOPEN. mu held.
+  result<const objects::object_record*> definition_of(const handle_state& h, const char* call) const {
+    if (e_->queue_of(h) == nullptr)
+      return mqi_error(call, mq::MQRC_Q_DELETED, "queue " + h.local_queue + " was deleted");
+    const objects::object_record* rec = e_->queue_record(h.object_name);
+    if (rec == nullptr) rec = e_->queue_record(h.local_queue);
+    if (rec == nullptr) return mqi_error(call, mq::MQRC_Q_DELETED, "queue " + h.object_name + " deleted");
+    return rec;
+  }
+
   std::optional<decode_error> check(const char* call, bool even_stopped = false) const {
     if (c_->disconnected)
       return mqi_error(call, mq::MQRC_HCONN_ERROR, "the connection was disconnected (MQDISC)");

@@ -3,8 +3,9 @@
 // protocol alternates — one request, then its response — so a socket that becomes readable while its get
 // waits has ended (the program stopped its connection, exited, or was killed) or broke: the watcher then
 // stops that connection's wait (mqi::connection::stop), so the thread returns at once and the unit of work
-// is backed out, rather than when the wait ends or a message comes [D]. One thread per server; it sleeps
-// in poll() until a watched socket or a change of the set wakes it.
+// is backed out, rather than when the wait ends or a message comes [D]. One thread per server, asleep in
+// epoll_wait() until a watched socket becomes readable: the waiting thread adds its socket to the epoll
+// set itself, so a get that waits costs the watcher no wake-up unless its client goes.
 
 #include <cstdint>
 #include <map>
@@ -49,14 +50,13 @@ class wait_watcher {
     mqi::connection* c;
   };
   void remove(std::uint64_t id);
-  void wake();
   void loop();
 
   std::mutex mu_;
   std::map<std::uint64_t, entry> watched_;
   std::uint64_t next_id_ = 1;
-  bool ending_ = false;
-  int wake_fd_[2] = {-1, -1};
+  int epoll_fd_ = -1;
+  int end_fd_ = -1;  // an eventfd in the set: the destructor's way to end loop()
   std::thread thread_;
 };
 

@@ -548,8 +548,9 @@ TYPED_TEST(mqi_conformance, mqinq_of_the_queue_manager) {
   EXPECT_EQ(a->name, "QM1");
   EXPECT_EQ(a->ccsid, 1208);
   EXPECT_EQ(a->dead_letter_q, "DLQ");
-  EXPECT_EQ(mqi::native_encoding_of(a->platform), mqi::native_encoding_of(mq::MQPL_UNIX));
-  EXPECT_EQ(mqi::native_encoding_of(mq::MQPL_ZOS), 785);
+  EXPECT_EQ(a->platform, mq::MQPL_UNIX);
+  EXPECT_EQ(a->def_xmit_q, "");
+  EXPECT_EQ(a->max_msg_length, 4194304);
 }
 
 TYPED_TEST(mqi_conformance, mqinq_of_a_local_queue) {

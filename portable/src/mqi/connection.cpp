@@ -40,20 +40,19 @@ bool is_connection_gone(std::int32_t reason) noexcept {
 bool is_connection_gone(const decode_error& err) noexcept { return is_connection_gone(reason_of(err)); }
 
 result<queue_status> inquire_queue(connection& c, hobj handle) {
-  auto first = c.inquire(handle, {mq::MQCA_Q_NAME, mq::MQIA_Q_TYPE});
-  if (!first) return first.error();
-  if (first->char_attrs.size() != 1 || first->int_attrs.size() != 1) return short_answer("queue type");
+  // One MQINQ: of a queue other than a local one the three counts come back "not applicable" with
+  // MQRC_SELECTOR_NOT_FOR_TYPE, a warning, and are left at 0.
+  auto in = c.inquire(handle, {mq::MQCA_Q_NAME, mq::MQIA_Q_TYPE, mq::MQIA_CURRENT_Q_DEPTH,
+                               mq::MQIA_OPEN_INPUT_COUNT, mq::MQIA_OPEN_OUTPUT_COUNT});
+  if (!in) return in.error();
+  if (in->char_attrs.size() != 1 || in->int_attrs.size() != 4) return short_answer("queue status");
   queue_status st;
-  st.name = trim_blanks(first->char_attrs.at(0));
-  st.type = first->int_attrs.at(0);
+  st.name = trim_blanks(in->char_attrs[0]);
+  st.type = in->int_attrs[0];
   if (st.type != mq::MQQT_LOCAL) return st;
-  auto counts =
-      c.inquire(handle, {mq::MQIA_CURRENT_Q_DEPTH, mq::MQIA_OPEN_INPUT_COUNT, mq::MQIA_OPEN_OUTPUT_COUNT});
-  if (!counts) return counts.error();
-  if (counts->int_attrs.size() != 3) return short_answer("queue depth");
-  st.current_depth = counts->int_attrs.at(0);
-  st.open_input_count = counts->int_attrs.at(1);
-  st.open_output_count = counts->int_attrs.at(2);
+  st.current_depth = in->int_attrs[1];
+  st.open_input_count = in->int_attrs[2];
+  st.open_output_count = in->int_attrs[3];
   return st;
 }
 

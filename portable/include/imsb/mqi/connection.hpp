@@ -225,8 +225,8 @@ class connection {
   virtual result<done> disconnect() = 0;
 };
 
-// MQINQ of MQCA_Q_NAME, MQIA_Q_TYPE, and for a local queue MQIA_CURRENT_Q_DEPTH, MQIA_OPEN_INPUT_COUNT and
-// MQIA_OPEN_OUTPUT_COUNT (a second MQINQ once the type is known).
+// One MQINQ of MQCA_Q_NAME, MQIA_Q_TYPE and, meaningful for a local queue only (0 for the others),
+// MQIA_CURRENT_Q_DEPTH, MQIA_OPEN_INPUT_COUNT and MQIA_OPEN_OUTPUT_COUNT.
 result<queue_status> inquire_queue(connection& c, hobj handle);
 
 // The queue manager's attributes the bridge and the tools need, by MQOPEN (MQOT_Q_MGR, MQOO_INQUIRE),
