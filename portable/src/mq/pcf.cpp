@@ -276,8 +276,12 @@ result<pcf_message> decode_pcf(bytes_view in, std::int32_t encoding, std::int32_
                            "is " + num(slen) + ", must be 0.." + num(len - MQCFST_STRUC_LENGTH_FIXED) +
                                " for StrucLength " + num(len));
         }
-        p.text = codepage::get_field(in.sub(pos + 20, static_cast<std::size_t>(slen)),
-                                     string_ccsid(p.ccsid, ccsid));
+        // The string as it is, StringLength bytes converted: not padded back to StringLength as a
+        // fixed-width MQMD field would be (a UTF-8 "é" is two bytes and one character).
+        const codepage::conversion conv =
+            codepage::convert(in.sub(pos + 20, static_cast<std::size_t>(slen)), string_ccsid(p.ccsid, ccsid),
+                              codepage::ccsid_819);
+        p.text.assign(conv.out.begin(), conv.out.end());
         break;
       }
       default:

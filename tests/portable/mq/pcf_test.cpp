@@ -144,6 +144,21 @@ TEST(pcf, string_in_its_own_ccsid) {
   EXPECT_EQ(d->parameters[0].text, "QM");
 }
 
+TEST(pcf, utf8_string_is_its_characters_not_its_byte_count) {
+  // "Zürich" in CCSID 1208 is 7 bytes and 6 characters: the text is the 6 characters, with no blank
+  // added to make up the byte count, so it re-encodes to the same 7 bytes (found by mq_pcf_fuzz:
+  // one parameter grew by 4 bytes in the round trip while another shrank).
+  bytes b = cfh_bytes(test::linux_819, MQCFT_EVENT, 36, 1, 44, 2125, 1);
+  for (std::int32_t v : {4, 28, 2015, 1208, 7}) append_long(b, v, test::linux_819);
+  for (std::uint8_t c : {0x5A, 0xC3, 0xBC, 0x72, 0x69, 0x63, 0x68, 0x00}) b.push_back(c);
+  auto d = decode_pcf(b, 546, 819);
+  ASSERT_TRUE(d.ok()) << d.error().to_string();
+  EXPECT_EQ(d->parameters[0].text, "Z\xFCrich");
+  bytes again;
+  encode_pcf(*d, 546, 819, again);
+  EXPECT_EQ(again, b);
+}
+
 struct bad_case {
   const char* name;
   std::function<void(bytes&)> spoil;
