@@ -126,8 +126,8 @@ struct partner_values {
 };
 
 // One partner key onto a partner_config.
-result<std::monostate> apply_partner_key(partner_config& p, const std::string& full_key,
-                                         const std::string& key, const std::string& raw) {
+result<done> apply_partner_key(partner_config& p, const std::string& full_key, const std::string& key,
+                               const std::string& raw) {
   const std::string value = trim(raw);
   if (key == "ccsid") {
     auto n = number(full_key, value, 1, 65535);
@@ -341,7 +341,7 @@ result<std::optional<bridge_config>> parse_config(int argc, const char* const* a
     if (c.qmgr_user.empty()) return bad("qmgr.password-file", "a password needs qmgr.user");
   }
   // TLS files, for either section.
-  const auto tls = [&](const std::string& section, tls_files& t) -> result<std::monostate> {
+  const auto tls = [&](const std::string& section, tls_files& t) -> result<done> {
     for (const auto& [k, field] : {std::make_pair(std::string("tls-ca"), &t.ca_file),
                                    std::make_pair(std::string("tls-cert"), &t.cert_file),
                                    std::make_pair(std::string("tls-key"), &t.key_file)}) {
@@ -410,8 +410,7 @@ result<std::optional<bridge_config>> parse_config(int argc, const char* const* a
   }
 
   // [bridge]
-  const auto num = [&](const char* key, std::uint64_t lo, std::uint64_t hi,
-                       auto& field) -> result<std::monostate> {
+  const auto num = [&](const char* key, std::uint64_t lo, std::uint64_t hi, auto& field) -> result<done> {
     if (auto v = get(key)) {
       auto n = number(key, *v, lo, hi);
       if (!n) return n.error();

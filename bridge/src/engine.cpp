@@ -2553,7 +2553,7 @@ void engine_core::discovery_loop() {
   }
 }
 
-result<std::monostate> engine::start() {
+result<done> engine::start() {
   impl& e = *impl_;
   if (!e.hooks.connect)
     return decode_error{mq::make_mqrc(mq::MQRC_UNEXPECTED_ERROR), "connect", 0, "no connect hook"};

@@ -130,7 +130,7 @@ result<std::vector<std::string>> read_lines(const std::filesystem::path& file) {
 
 // Mode 0600 from the first byte: written to <file>.tmp.<pid>.<n> opened with 0600, fsynced, renamed, folder
 // fsynced.
-result<std::monostate> write_lines(const std::filesystem::path& file, const std::vector<std::string>& lines) {
+result<done> write_lines(const std::filesystem::path& file, const std::vector<std::string>& lines) {
   std::string text;
   for (const auto& l : lines) text += l + "\n";
   // A name of this process and call: two writers never share a temporary file [D] (they are also
@@ -212,8 +212,8 @@ const std::vector<std::uint8_t>& dummy_salt() {
 
 }  // namespace
 
-result<std::monostate> set_password(const std::filesystem::path& file, const std::string& user,
-                                    const std::string& password) {
+result<done> set_password(const std::filesystem::path& file, const std::string& user,
+                          const std::string& password) {
   if (!valid_user(user))
     return io::error_of(std::errc::invalid_argument, "user", "a user name must be non-empty without ':'");
   std::vector<std::uint8_t> salt(salt_length);
@@ -236,7 +236,7 @@ result<std::monostate> set_password(const std::filesystem::path& file, const std
   return write_lines(file, out);
 }
 
-result<std::monostate> remove_user(const std::filesystem::path& file, const std::string& user) {
+result<done> remove_user(const std::filesystem::path& file, const std::string& user) {
   auto lock = file_lock::take(file);
   if (!lock) return lock.error();
   auto lines = read_lines(file);

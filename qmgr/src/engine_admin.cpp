@@ -165,7 +165,7 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
           g.message.token = m.token;
           batch.ops.push_back(std::move(g));
         }
-        result<std::monostate> logged = finish(lk, batch, cmd.verb == "CLEAR" ? "CLEAR" : "DELETE");
+        result<done> logged = finish(lk, batch, cmd.verb == "CLEAR" ? "CLEAR" : "DELETE");
         lk.lock();
         if (!logged) {
           fail("IMB1188E: " + label(cmd) +
@@ -256,7 +256,7 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
   return reply;
 }
 
-result<std::monostate> engine::apply_catalog_command(const std::string& command, const char* call) {
+result<done> engine::apply_catalog_command(const std::string& command, const char* call) {
   objects::exec_context ctx = exec_now();
   mqsc::command_result parsed = mqsc::parse_command(command);
   if (!parsed.ok())

@@ -261,7 +261,7 @@ result<mq::mqmd> prepare_put(const mq::mqmd& given, std::int32_t pmo_options, co
   return md;
 }
 
-result<std::monostate> check_put_headers(const mq::mqmd& md, bytes_view data) {
+result<done> check_put_headers(const mq::mqmd& md, bytes_view data) {
   if (md.format != mq::MQFMT_IMS) return std::monostate{};
   if (data.size() < mq::MQIIH_LENGTH_1) {
     decode_error e = mqrc_error(mq::MQRC_IIH_ERROR, "MQIIH",

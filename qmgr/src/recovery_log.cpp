@@ -247,7 +247,7 @@ std::uint32_t crc32c_combine(std::uint32_t crc_a, std::uint32_t crc_b, std::uint
 // --- small POSIX helpers ------------------------------------------------------------------------
 
 // Every folder fsync of the log goes through here (the test hook sees them).
-result<std::monostate> sync_folder(const std::filesystem::path& folder) {
+result<done> sync_folder(const std::filesystem::path& folder) {
   auto synced = io::fsync_folder(folder);
   if (!synced) return synced.error();
   if (detail::after_folder_fsync != nullptr) detail::after_folder_fsync(folder);
@@ -320,8 +320,8 @@ class buffered_file {
 // Puts `tmp` in place of `path`: (fsync the file,) close, rename, (fsync the folder). On failure the
 // temporary file is removed (its space given back) and `path` is untouched (unless only the folder's
 // fsync failed).
-result<std::monostate> put_in_place(int fd, const std::filesystem::path& tmp,
-                                    const std::filesystem::path& path, bool sync) {
+result<done> put_in_place(int fd, const std::filesystem::path& tmp, const std::filesystem::path& path,
+                          bool sync) {
   if (sync && ::fsync(fd) != 0) {
     const int err = errno;
     ::close(fd);
@@ -349,8 +349,8 @@ result<bytes> read_all(const std::filesystem::path& path) {
 }
 
 // Temporary file, (fsync), rename, (fsync of the folder): a crash leaves the old file or the new one.
-result<std::monostate> write_atomically(const std::filesystem::path& path, const bytes& content, bool sync,
-                                        const char* tmp_suffix) {
+result<done> write_atomically(const std::filesystem::path& path, const bytes& content, bool sync,
+                              const char* tmp_suffix) {
   std::filesystem::path tmp = path;
   tmp += tmp_suffix;
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -369,9 +369,8 @@ result<std::monostate> write_atomically(const std::filesystem::path& path, const
 // messages, through a 64 KiB buffer. The count precedes the messages but is known only at the end, so
 // it is written as 0, patched afterwards, and the file's CRC (which covers it) is the CRC of the first
 // 20 bytes combined with the CRC of the messages, computed as they go [D].
-result<std::monostate> write_queue_file(const std::filesystem::path& path, std::uint64_t checkpoint,
-                                        const recovery_log::message_source& source, bool sync,
-                                        bool& has_messages) {
+result<done> write_queue_file(const std::filesystem::path& path, std::uint64_t checkpoint,
+                              const recovery_log::message_source& source, bool sync, bool& has_messages) {
   std::filesystem::path tmp = path;
   tmp += ".ckpt";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -615,10 +614,10 @@ struct recovery_log::impl {
   std::thread writer;
 
   void writer_loop();
-  result<std::monostate> open_extent(std::uint64_t n);
+  result<done> open_extent(std::uint64_t n);
 };
 
-result<std::monostate> recovery_log::impl::open_extent(std::uint64_t n) {
+result<done> recovery_log::impl::open_extent(std::uint64_t n) {
   if (fd >= 0) ::close(fd);
   fd = -1;  // never left naming a closed descriptor (the destructor closes fd)
   const auto path = log_dir / extent_name(n);
@@ -911,7 +910,7 @@ std::uint64_t recovery_log::append(const std::vector<log_op>& batch) {
   return seq;
 }
 
-result<std::monostate> recovery_log::wait_durable(std::uint64_t seq) {
+result<done> recovery_log::wait_durable(std::uint64_t seq) {
   std::unique_lock<std::mutex> lock(impl_->mu);
   impl_->done_cv.wait(lock, [&] {
     return impl_->completed_seq >= seq || impl_->fatal.has_value() || seq > impl_->closed_seq;
@@ -950,7 +949,7 @@ std::uint64_t recovery_log::begin_checkpoint(std::uint64_t next_token) {
   return impl_->append_extent;
 }
 
-result<std::monostate> recovery_log::write_checkpoint(
+result<done> recovery_log::write_checkpoint(
     std::uint64_t checkpoint, const std::map<std::string, std::vector<stored_message>>& queues) {
   std::vector<std::pair<std::string, message_source>> sources;
   sources.reserve(queues.size());
@@ -965,8 +964,8 @@ result<std::monostate> recovery_log::write_checkpoint(
   return write_checkpoint(checkpoint, std::move(sources));
 }
 
-result<std::monostate> recovery_log::write_checkpoint(
-    std::uint64_t checkpoint, std::vector<std::pair<std::string, message_source>> queues) {
+result<done> recovery_log::write_checkpoint(std::uint64_t checkpoint,
+                                            std::vector<std::pair<std::string, message_source>> queues) {
   impl& d = *impl_;
   std::set<std::string> names;
   std::uint64_t seq = 0;
@@ -976,7 +975,7 @@ result<std::monostate> recovery_log::write_checkpoint(
     names.insert(d.control.queues.begin(), d.control.queues.end());
     seq = d.checkpoint_seq;
   }
-  const auto finish = [&d](result<std::monostate> r) {
+  const auto finish = [&d](result<done> r) {
     std::lock_guard<std::mutex> lock(d.mu);
     d.checkpoint_running = false;
     return r;

@@ -133,7 +133,7 @@ void limit_file_size(rlim_t bytes_allowed) {
   rlimit limit{bytes_allowed, bytes_allowed};
   ::setrlimit(RLIMIT_FSIZE, &limit);
 }
-bool is_2056(const result<std::monostate>& r) {
+bool is_2056(const result<done>& r) {
   return !r.ok() && r.error().code == mq::make_mqrc(mq::MQRC_Q_SPACE_NOT_AVAILABLE);
 }
 

@@ -70,7 +70,7 @@ class engine {
   // Connects, opens (defines, embedded) the state queue, finds the bridge queues, joins XCF and starts
   // partners and workers. Errors: the queue-manager connection or the state queue (MQRC), the XCF
   // backend (named). Partners that cannot bid do not fail start(): they retry and say so (IMB2002E).
-  result<std::monostate> start();
+  result<done> start();
   // One operator command line (DISPLAY ..., SUSPEND/RESUME QMGR FACILITY(IMSBRIDGE), RESET TPIPE ...,
   // STOP): the answer lines. Thread-safe. "STOP" asks for a quiesce; stop_requested() then says so.
   std::vector<std::string> command(std::string_view line);

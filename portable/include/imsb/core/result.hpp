@@ -11,6 +11,10 @@
 
 namespace imsb {
 
+// What a call that succeeds gives when it has nothing to give: result<done> is the project's one
+// "result<void>" (mqi::done and qmgr::done are this).
+using done = std::monostate;
+
 struct decode_error {
   std::error_code code;    // mqrc / mqfb / otma_sense / generic category
   std::string field;       // e.g. "MQIIH.StrucLength", "OTMA.state_data.length"
@@ -23,8 +27,8 @@ struct decode_error {
 template <class T>
 class result {
  public:
-  result(T value) : v_(std::move(value)) {}            // NOLINT(implicit)
-  result(decode_error err) : v_(std::move(err)) {}     // NOLINT(implicit)
+  result(T value) : v_(std::move(value)) {}         // NOLINT(implicit)
+  result(decode_error err) : v_(std::move(err)) {}  // NOLINT(implicit)
 
   bool ok() const noexcept { return v_.index() == 0; }
   explicit operator bool() const noexcept { return ok(); }

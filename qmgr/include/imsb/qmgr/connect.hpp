@@ -70,8 +70,8 @@ result<std::filesystem::path> bindings_socket_path(const std::filesystem::path& 
 // The daemon, once its server listens: makes the socket 0777 (every user may connect; authorization
 // is SO_PEERCRED and AUTHREC) and writes its absolute path to <qmgr_dir>/qmanager/bindings (atomically),
 // where clients of every user and environment read it [D].
-result<std::monostate> record_bindings_socket(const std::filesystem::path& qmgr_dir,
-                                              const std::filesystem::path& socket);
+result<done> record_bindings_socket(const std::filesystem::path& qmgr_dir,
+                                    const std::filesystem::path& socket);
 
 namespace detail {
 // Tests: the uid connect() expects to serve a queue manager's socket, instead of the owner of its folder

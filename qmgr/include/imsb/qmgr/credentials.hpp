@@ -15,9 +15,9 @@ namespace imsb::qmgr::credentials {
 
 // Adds or replaces the user's line (atomically: temporary file, fsync, rename; under an flock on
 // <file>.lock, so that concurrent calls lose no update).
-result<std::monostate> set_password(const std::filesystem::path& file, const std::string& user,
-                                    const std::string& password);
-result<std::monostate> remove_user(const std::filesystem::path& file, const std::string& user);
+result<done> set_password(const std::filesystem::path& file, const std::string& user,
+                          const std::string& password);
+result<done> remove_user(const std::filesystem::path& file, const std::string& user);
 // True only when the user has a line and the password matches (constant-time comparison). A missing or
 // unreadable file, an unknown user and a wrong password all answer false.
 bool check_password(const std::filesystem::path& file, const std::string& user, const std::string& password);

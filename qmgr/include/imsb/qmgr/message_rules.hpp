@@ -51,7 +51,7 @@ result<mq::mqmd> prepare_put(const mq::mqmd& given, std::int32_t pmo_options, co
 // MQPUT's check of an MQIIH in a message of Format MQIMS: data shorter than 84 bytes, or a StrucId,
 // Version or StrucLength that is wrong in the MQMD's encoding and CCSID → MQRC_IIH_ERROR (2148)
 // (spec/mq.md §1.7 [C] RC2148). Other formats: nothing checked.
-result<std::monostate> check_put_headers(const mq::mqmd& md, bytes_view data);
+result<done> check_put_headers(const mq::mqmd& md, bytes_view data);
 
 // Expiry: MQMD.Expiry counts tenths of a second from the put. remaining() is what a get returns in
 // MQMD.Expiry (at least 1 while not expired, 0 once expired; MQEI_UNLIMITED stays).

@@ -106,7 +106,7 @@ class recovery_log {
   // stop and recover). A full file system: MQRC_Q_SPACE_NOT_AVAILABLE (2056) for the batch that did not
   // fit, which is then not in the log and must be undone by the caller in memory [D].
   std::uint64_t append(const std::vector<log_op>& batch);
-  result<std::monostate> wait_durable(std::uint64_t seq);
+  result<done> wait_durable(std::uint64_t seq);
 
   // Checkpoint (above). needs_checkpoint() is true when no checkpoint is running and either the current
   // extent passed checkpoint_bytes or a write failed for space (2056) since the last begin_checkpoint()
@@ -115,8 +115,8 @@ class recovery_log {
   bool needs_checkpoint() const;
   std::uint64_t begin_checkpoint(std::uint64_t next_token);  // under the caller's lock; returns N+1
   // The copying form: delegates to the streaming one below.
-  result<std::monostate> write_checkpoint(std::uint64_t checkpoint,
-                                          const std::map<std::string, std::vector<stored_message>>& queues);
+  result<done> write_checkpoint(std::uint64_t checkpoint,
+                                const std::map<std::string, std::vector<stored_message>>& queues);
   // The streaming form [D]: one source per queue, called outside any lock of the log until it returns
   // false, each call filling `next` with the queue's next message in put order (`next` is the same
   // object on every call of one queue, so that its buffers' capacity is reused: set every field). Each
@@ -128,8 +128,8 @@ class recovery_log {
   // (the control file unchanged, every extent kept; a queue file already replaced holds what its old
   // file and the kept extents give, so recovery is unchanged) [D].
   using message_source = std::function<bool(stored_message& next)>;
-  result<std::monostate> write_checkpoint(std::uint64_t checkpoint,
-                                          std::vector<std::pair<std::string, message_source>> queues);
+  result<done> write_checkpoint(std::uint64_t checkpoint,
+                                std::vector<std::pair<std::string, message_source>> queues);
 
   // Writes what is buffered and stops the writer (the destructor calls it). A batch appended after it
   // fails with MQRC_RESOURCE_PROBLEM (2102), as after a failed write; it is never reported durable [D].

@@ -56,7 +56,7 @@ class server {
   // A TCP listener on 127.0.0.1/::1/any address given; port 0 picks one. Returns the port.
   result<std::uint16_t> start_listener(const std::string& name, const std::string& address,
                                        std::uint16_t port);
-  result<std::monostate> stop_listener(const std::string& name);
+  result<done> stop_listener(const std::string& name);
   struct listener_info {
     std::string name;
     std::string address;

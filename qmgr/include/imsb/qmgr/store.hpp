@@ -36,7 +36,7 @@
 
 namespace imsb::qmgr {
 
-using done = std::monostate;
+using imsb::done;
 
 struct prefix_info {
   std::filesystem::path path;
