@@ -11,6 +11,7 @@
 #include <openssl/err.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -19,9 +20,11 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <utility>
 
+#include "async_consume.hpp"
 #include "imsb/mq/codes.hpp"
 #include "imsb/mq/constants.hpp"
 
@@ -211,6 +214,20 @@ bool stream::write_all(const std::uint8_t* data, std::size_t length) {
   return true;
 }
 
+bool stream::readable_before(int other_fd) {
+  for (;;) {
+    if (ssl_ != nullptr && SSL_pending(ssl_) > 0) return true;  // decrypted already, the socket is quiet
+    pollfd p[2] = {{fd_, POLLIN, 0}, {other_fd, POLLIN, 0}};
+    int r = ::poll(p, 2, -1);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return true;  // the read that follows reports it
+    }
+    if (p[0].revents != 0) return true;
+    if (p[1].revents != 0) return false;
+  }
+}
+
 void stream::shutdown() noexcept {
   if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
 }
@@ -276,16 +293,26 @@ result<std::shared_ptr<SSL_CTX>> make_tls_context(const tls_options& tls, bool s
 
 namespace {
 
-class client_connection final : public mqi::connection {
+class client_connection final : public mqi::connection, public consume_backend {
  public:
   client_connection(std::unique_ptr<stream> s, std::string where)
-      : s_(std::move(s)), where_(std::move(where)) {
+      : s_(std::move(s)), where_(std::move(where)), wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+    sockaddr_storage ss{};
+    socklen_t len = sizeof ss;
+    tcp_ = ::getsockname(s_->fd(), reinterpret_cast<sockaddr*>(&ss), &len) == 0 && ss.ss_family != AF_UNIX;
     if (const char* env = std::getenv("IMSB_CLIENT_CALL_TIMEOUT_MS")) {
       char* end = nullptr;
       long long v = std::strtoll(env, &end, 10);
       if (end != env && *end == '\0' && v >= 0) margin_ms_ = v;
     }
   }
+
+  ~client_connection() override {
+    consume_.halt();
+    if (wake_fd_ >= 0) ::close(wake_fd_);
+  }
+  client_connection(const client_connection&) = delete;
+  client_connection& operator=(const client_connection&) = delete;
 
   result<wire::connect_response> hello(const wire::connect_request& req) {
     auto r = call<wire::connect_response>(req, "MQCONN");
@@ -299,10 +326,16 @@ class client_connection final : public mqi::connection {
   mqi::result<mqi::open_result> open(const mqi::object_descriptor& od, std::int32_t options) override {
     auto r = call<wire::open_response>(wire::open_request{od, options}, "MQOPEN");
     if (!r) return r.error();
+    opened_[r->result.handle] = options;  // for MQCB's checks
     return completed(r->st, std::move(r->result));
   }
   mqi::result<mqi::done> close(mqi::hobj handle) override {
-    return plain(wire::close_request{handle}, "MQCLOSE");
+    auto r = plain(wire::close_request{handle}, "MQCLOSE");
+    if (r) {
+      opened_.erase(handle);
+      consume_.closed(handle);
+    }
+    return r;
   }
   mqi::result<mqi::put_result> put(mqi::hobj handle, const mq::mqmd& md, bytes_view data,
                                    std::int32_t options) override {
@@ -349,6 +382,83 @@ class client_connection final : public mqi::connection {
   }
   mqi::result<mqi::done> commit() override { return plain(wire::commit_request{}, "MQCMIT"); }
   mqi::result<mqi::done> backout() override { return plain(wire::backout_request{}, "MQBACK"); }
+  // Over TCP, a client: its unit of work cannot be coordinated with other resource managers, MQBEGIN is
+  // MQRC_ENVIRONMENT_ERROR [C] the MQBEGIN topic; over the bindings socket, the queue manager answers.
+  mqi::result<mqi::done> begin() override {
+    if (tcp_) {
+      if (auto gone = unusable("MQBEGIN")) return *gone;
+      if (auto busy = consume_.refuse("MQBEGIN")) return *busy;
+      return decode_error{mq::make_mqrc(mq::MQRC_ENVIRONMENT_ERROR), "MQBEGIN", 0,
+                          "MQBEGIN is not supported on a client (TCP) connection"};
+    }
+    return plain(wire::begin_request{}, "MQBEGIN");
+  }
+  mqi::result<mqi::done> callback(std::int32_t operation, const mqi::callback_descriptor& cbd,
+                                  mqi::hobj handle, const mqi::get_request& request) override {
+    if (auto gone = unusable("MQCB")) return *gone;
+    return consume_.callback(operation, cbd, handle, request);
+  }
+  mqi::result<mqi::done> control(std::int32_t operation) override {
+    if (auto gone = unusable("MQCTL")) return *gone;
+    return consume_.control(operation);
+  }
+
+  // consume_backend. The dispatcher's thread is the only one that uses the socket while consumption is
+  // started; another thread's wake() reaches it through wake_fd_, and it sends the wake frame itself.
+  std::uint32_t wait_for_change(std::uint32_t mark, bool wait) override {
+    const wire::request req = wire::wait_for_change_request{static_cast<std::int32_t>(mark), wait ? 1 : 0};
+    if (unusable("MQCTL") || !s_) return mark;
+    if (wait || margin_ms_ <= 0) {
+      s_->set_deadline(std::nullopt);  // as a get that waits without limit: keepalive decides
+    } else {
+      s_->set_deadline(stream::clock::now() + std::chrono::milliseconds(margin_ms_));
+    }
+    bytes out;
+    wire::encode_request(req, out);
+    if (!s_->write_all(out.data(), out.size())) {
+      (void)broken("MQCTL", why_broken());
+      return mark;
+    }
+    bool wake_sent = false;
+    if (wait && !s_->readable_before(wake_fd_)) {
+      std::uint64_t n = 0;
+      (void)!::read(wake_fd_, &n, sizeof n);
+      out.clear();
+      wire::encode_request(wire::wake_request{}, out);
+      if (!s_->write_all(out.data(), out.size())) {
+        (void)broken("MQCTL", why_broken());
+        return mark;
+      }
+      wake_sent = true;
+    }
+    auto answer = read_response<wire::wait_for_change_response>(wire::frame_type::wait_for_change, "MQCTL");
+    if (wake_sent) (void)read_response<wire::plain_response>(wire::frame_type::wake, "MQCTL");
+    if (!answer) return mark;
+    return static_cast<std::uint32_t>(answer->mark);
+  }
+  void wake() noexcept override {
+    const std::uint64_t one = 1;
+    (void)!::write(wake_fd_, &one, sizeof one);
+  }
+  mqi::result<mqi::done> check_consumer(mqi::hobj handle, const mqi::get_request& request) override {
+    auto it = opened_.find(handle);
+    if (it == opened_.end())
+      return decode_error{mq::make_mqrc(mq::MQRC_HOBJ_ERROR), "MQCB", 0,
+                          "handle " + std::to_string(handle) + " is not open"};
+    const bool browse = (request.options & (mq::MQGMO_BROWSE_FIRST | mq::MQGMO_BROWSE_NEXT |
+                                            mq::MQGMO_BROWSE_MSG_UNDER_CURSOR)) != 0;
+    constexpr std::int32_t input = mq::MQOO_INPUT_AS_Q_DEF | mq::MQOO_INPUT_SHARED | mq::MQOO_INPUT_EXCLUSIVE;
+    if (browse && (it->second & mq::MQOO_BROWSE) == 0)
+      return decode_error{mq::make_mqrc(mq::MQRC_NOT_OPEN_FOR_BROWSE), "MQCB", 0,
+                          "the queue was not opened with MQOO_BROWSE"};
+    if (!browse && (it->second & input) == 0)
+      return decode_error{mq::make_mqrc(mq::MQRC_NOT_OPEN_FOR_INPUT), "MQCB", 0,
+                          "the queue was not opened for input"};
+    return mqi::done{};
+  }
+  mqi::result<mqi::message> consumer_get(mqi::hobj handle, const mqi::get_request& request) override {
+    return get(handle, request);
+  }
   // A stop wakes the read the owning thread may be blocked in by shutting the socket: the server sees the
   // connection end and backs its unit of work out (connection.hpp) [D].
   void stop() noexcept override {
@@ -357,6 +467,7 @@ class client_connection final : public mqi::connection {
     if (s_) s_->shutdown();
   }
   mqi::result<mqi::done> disconnect() override {
+    if (auto bad = consume_.end_for_disconnect()) return *bad;
     if (stopped_ && !disconnected_) {
       // The stop ended the connection; the server backed its unit of work out when it saw the close.
       const std::lock_guard<std::mutex> lock(stream_mu_);
@@ -378,13 +489,11 @@ class client_connection final : public mqi::connection {
   template <class Response>
   result<Response> call(const wire::request& req, const char* call_name,
                         std::optional<std::int64_t> wait_ms = std::int64_t{0}) {
-    if (disconnected_)
-      return decode_error{mq::make_mqrc(mq::MQRC_HCONN_ERROR), call_name, 0,
-                          "the connection was disconnected"};
-    if (stopped_) return stopped_error(call_name);
-    if (broken_)
-      return decode_error{mq::make_mqrc(mq::MQRC_CONNECTION_BROKEN), call_name, 0,
-                          "the connection to " + where_ + " is broken: " + broken_detail_};
+    if (auto gone = unusable(call_name)) return *gone;
+    // MQDISC stopped the consumption before it came here; other calls from other threads while it runs:
+    if (std::holds_alternative<wire::disconnect_request>(req) == false) {
+      if (auto busy = consume_.refuse(call_name)) return *busy;
+    }
     // What the protocol cannot carry (an MQMD of version 3, too long a body) is the caller's error, not
     // the connection's: answered here, nothing sent [D].
     if (auto ok = wire::check_request(req); !ok) return ok.error();
@@ -414,6 +523,22 @@ class client_connection final : public mqi::connection {
         return remote_error(resp->st.reason, call_name, resp->st.detail);
       return e;
     }
+    return take_response<Response>(frame, type, call_name);
+  }
+
+  // The response of type `type` read now (a wait_for_change's, a wake's).
+  template <class Response>
+  result<Response> read_response(wire::frame_type type, const char* call_name) {
+    auto frame = s_->read_frame([&](bytes_view header) -> std::optional<decode_error> {
+      auto d = wire::decode_response(header, type);
+      if (d && !*d) return d->error();
+      return std::nullopt;
+    });
+    return take_response<Response>(frame, type, call_name);
+  }
+
+  template <class Response>
+  result<Response> take_response(stream::frame& frame, wire::frame_type type, const char* call_name) {
     if (frame.status == stream::frame_status::closed)
       return broken(call_name,
                     s_->error().empty() ? "the queue manager closed the connection" : why_broken());
@@ -449,6 +574,18 @@ class client_connection final : public mqi::connection {
            " ms beyond the call's wait (IMSB_CLIENT_CALL_TIMEOUT_MS)";
   }
 
+  // Why no call can be made on the connection any more, if so.
+  std::optional<decode_error> unusable(const char* call_name) const {
+    if (disconnected_)
+      return decode_error{mq::make_mqrc(mq::MQRC_HCONN_ERROR), call_name, 0,
+                          "the connection was disconnected"};
+    if (stopped_) return stopped_error(call_name);
+    if (broken_)
+      return decode_error{mq::make_mqrc(mq::MQRC_CONNECTION_BROKEN), call_name, 0,
+                          "the connection to " + where_ + " is broken: " + broken_detail_};
+    return std::nullopt;
+  }
+
   static decode_error stopped_error(const char* call_name) {
     return decode_error{mq::make_mqrc(mq::MQRC_CONNECTION_STOPPING), call_name, 0,
                         "the connection was stopped (connection::stop)"};
@@ -467,11 +604,15 @@ class client_connection final : public mqi::connection {
   std::string where_;
   std::string qmgr_name_;
   std::int64_t margin_ms_ = 30000;
-  bool broken_ = false;
-  bool disconnected_ = false;
+  std::atomic<bool> broken_{false};  // atomic: MQCTL from another thread reads them (unusable())
+  std::atomic<bool> disconnected_{false};
   std::mutex stream_mu_;              // s_'s reset (MQDISC) against stop() from another thread
   std::atomic<bool> stopped_{false};  // stop(): every call but MQDISC fails with 2203
   std::string broken_detail_;
+  std::map<mqi::hobj, std::int32_t> opened_;  // open handles and their MQOO options, for MQCB
+  int wake_fd_ = -1;                          // an eventfd: wake() from another thread
+  bool tcp_ = false;                          // a TCP client, not the bindings socket
+  async_consume consume_{*this, *this};       // last: ends first
 };
 
 }  // namespace

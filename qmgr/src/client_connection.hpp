@@ -66,6 +66,9 @@ class stream {
   bool read_exact(std::uint8_t* data, std::size_t length);
   bool write_all(const std::uint8_t* data, std::size_t length);
   void shutdown() noexcept;  // SHUT_RDWR: a blocked read returns false
+  // Blocks until the stream has bytes to read (or its socket an error or hangup: the next read tells) —
+  // true — or `other_fd` is readable first — false. No deadline.
+  bool readable_before(int other_fd);
   const std::string& error() const noexcept { return error_; }
 
   // One whole frame: the 12-byte header, checked before any body is read (a bad header is an error at

@@ -194,6 +194,12 @@ class local_connection final : public mqi::connection {
                              const std::vector<std::int32_t>& i, const std::vector<std::string>& c) override {
     return inner_->set(h, s, i, c);
   }
+  mqi::result<mqi::done> begin() override { return inner_->begin(); }
+  mqi::result<mqi::done> callback(std::int32_t op, const mqi::callback_descriptor& cbd, mqi::hobj h,
+                                  const mqi::get_request& r) override {
+    return inner_->callback(op, cbd, h, r);
+  }
+  mqi::result<mqi::done> control(std::int32_t op) override { return inner_->control(op); }
   void stop() noexcept override { inner_->stop(); }
   mqi::result<mqi::done> disconnect() override { return inner_->disconnect(); }
 
@@ -448,8 +454,8 @@ result<std::filesystem::path> bindings_socket_path(const std::filesystem::path& 
   return path;
 }
 
-result<std::monostate> record_bindings_socket(const std::filesystem::path& qmgr_dir,
-                                              const std::filesystem::path& socket) {
+result<done> record_bindings_socket(const std::filesystem::path& qmgr_dir,
+                                    const std::filesystem::path& socket) {
   // Every user connects through it: 0777 (authorization is SO_PEERCRED and AUTHREC) [D].
   if (::chmod(socket.c_str(), 0777) != 0)
     return io::error_from_errno(socket, "cannot open the bindings socket to every user", errno);

@@ -99,6 +99,7 @@ struct conn_state {
   bool broken = false;        // stop_connections / the queue manager ended: MQRC_CONNECTION_BROKEN
   bool disconnected = false;  // MQDISC ran: MQRC_HCONN_ERROR
   bool stopped = false;       // connection::stop(): MQRC_CONNECTION_STOPPING but for MQDISC
+  bool woken = false;         // wake(): ends the connection's next or current wait_for_change
   std::map<mqi::hobj, handle_state> handles;
   mqi::hobj next_handle = 1;  // next_hobj(): 1..INT32_MAX, wrapping, skipping handles in use
   mqi::hobj next_hobj();
@@ -124,6 +125,14 @@ class engine {
   // --- shared state, guarded by mu -------------------------------------------------------------------
   mutable std::mutex mu;
   std::condition_variable cv;
+  // Counts the changes a waiter may be waiting for (a message made visible or unlocked, a unit of work
+  // ended, a queue altered, a connection stopped or broken, the queue manager ending); a consumer's
+  // dispatcher waits for it to move (async_consume.hpp). Wraps.
+  std::uint32_t change_mark = 0;
+  void changed() {  // mu held: the mark moves and every waiter looks again
+    ++change_mark;
+    cv.notify_all();
+  }
   queue_manager_store store;
   qmgr_lock lock;
   runtime_options options;
@@ -195,7 +204,7 @@ class engine {
   // Appends `batch` (when it has records), releases `lk`, waits until it is on disk, takes `lk` again
   // and settles the batch's pending changes (undone when the log failed: the call then changed nothing),
   // then takes a checkpoint when the log asks for one. Returns with `lk` released.
-  result<std::monostate> finish(std::unique_lock<std::mutex>& lk, log_batch& batch, const char* call);
+  result<done> finish(std::unique_lock<std::mutex>& lk, log_batch& batch, const char* call);
   void maybe_checkpoint(std::unique_lock<std::mutex>& lk);
 
   // engine_admin.cpp
@@ -208,7 +217,7 @@ class engine {
                                                               const std::string& generic);
   // One MQSC command applied to the catalog and saved, as run_mqsc does, for MQSET (whose authority was
   // checked at MQOPEN): MQRC_RESOURCE_PROBLEM when it cannot be saved (the change is undone).
-  result<std::monostate> apply_catalog_command(const std::string& command, const char* call);
+  result<done> apply_catalog_command(const std::string& command, const char* call);
 };
 
 // engine_inquire.cpp: MQINQ's answer for `selectors` from a queue's definition (with `status`, its

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "async_consume.hpp"
 #include "engine.hpp"
 #include "imsb/mq/codes.hpp"
 #include "imsb/objects/resolution.hpp"
@@ -30,11 +31,12 @@ bool matches(const msg_entry& e, const mqi::get_request& req) {
   return true;
 }
 
-class local_connection final : public mqi::connection {
+class local_connection final : public mqi::connection, public qmgr::detail::consume_backend {
  public:
   local_connection(std::shared_ptr<engine> e, std::shared_ptr<conn_state> c)
       : e_(std::move(e)), c_(std::move(c)) {}
   ~local_connection() override {
+    consume_.halt();  // no callback runs from here on
     // A connection that ends without MQDISC backs its unit of work out (connection.hpp).
     std::unique_lock<std::mutex> lk(e_->mu);
     if (c_->broken || c_->disconnected) return;
@@ -60,6 +62,8 @@ class local_connection final : public mqi::connection {
     if (c_->handles.count(handle) == 0)
       return mqi_error("MQCLOSE", mq::MQRC_HOBJ_ERROR, "handle " + std::to_string(handle) + " is not open");
     e_->close_handle_locked(*c_, handle);
+    lk.unlock();
+    consume_.closed(handle);  // its consumer, if any, is deregistered
     return mqi::done{};
   }
 
@@ -89,7 +93,9 @@ class local_connection final : public mqi::connection {
     return r;
   }
 
-  mqi::result<mqi::message> get(mqi::hobj handle, const mqi::get_request& req) override;
+  mqi::result<mqi::message> get(mqi::hobj handle, const mqi::get_request& req) override {
+    return get_impl(handle, req);
+  }
 
   mqi::result<mqi::inquiry> inquire(mqi::hobj handle, const std::vector<std::int32_t>& selectors) override {
     std::unique_lock<std::mutex> lk(e_->mu);
@@ -124,7 +130,7 @@ class local_connection final : public mqi::connection {
     if (!cmd) return cmd.error();
     auto applied = e_->apply_catalog_command(*cmd, "MQSET");
     if (!applied) return applied.error();
-    e_->cv.notify_all();  // a get waiting on a queue that was GET(DISABLED) looks again
+    e_->changed();  // a get waiting on a queue that was GET(DISABLED) looks again
     return mqi::done{};
   }
 
@@ -161,15 +167,75 @@ class local_connection final : public mqi::connection {
     return mqi::done{};
   }
 
-  void stop() noexcept override {
+  mqi::result<mqi::done> begin() override {
+    std::unique_lock<std::mutex> lk(e_->mu);
+    if (auto bad = check("MQBEGIN")) return *bad;
+    if (!c_->uow.empty())
+      return mqi_error("MQBEGIN", mq::MQRC_UOW_IN_PROGRESS, "the connection has a unit of work in progress");
+    return mqi::result<mqi::done>::warning(
+        mqi::done{}, mq::MQRC_NO_EXTERNAL_PARTICIPANTS,
+        "no other resource manager takes part: the unit of work is the queue manager's alone");
+  }
+
+  mqi::result<mqi::done> callback(std::int32_t operation, const mqi::callback_descriptor& cbd,
+                                  mqi::hobj handle, const mqi::get_request& request) override {
     {
-      const std::lock_guard<std::mutex> lk(e_->mu);
-      c_->stopped = true;
+      std::unique_lock<std::mutex> lk(e_->mu);
+      if (auto bad = check("MQCB")) return *bad;
     }
-    e_->cv.notify_all();  // the waiting get, if any, looks again and sees the stop
+    return consume_.callback(operation, cbd, handle, request);
+  }
+
+  mqi::result<mqi::done> control(std::int32_t operation) override {
+    {
+      std::unique_lock<std::mutex> lk(e_->mu);
+      if (auto bad = check("MQCTL", false, true)) return *bad;
+    }
+    return consume_.control(operation);
+  }
+
+  void stop() noexcept override {
+    const std::lock_guard<std::mutex> lk(e_->mu);
+    c_->stopped = true;
+    e_->changed();  // the waiting get or dispatcher, if any, looks again and sees the stop
+  }
+
+  // consume_backend
+  std::uint32_t wait_for_change(std::uint32_t mark, bool wait) override {
+    std::unique_lock<std::mutex> lk(e_->mu);
+    if (wait) {
+      e_->cv.wait(lk, [&] {
+        return e_->change_mark != mark || c_->woken || c_->stopped || c_->broken || c_->disconnected;
+      });
+      c_->woken = false;
+    }
+    return e_->change_mark;
+  }
+  void wake() noexcept override {
+    const std::lock_guard<std::mutex> lk(e_->mu);
+    c_->woken = true;
+    e_->cv.notify_all();
+  }
+  mqi::result<mqi::done> check_consumer(mqi::hobj handle, const mqi::get_request& request) override {
+    std::unique_lock<std::mutex> lk(e_->mu);
+    if (auto bad = check("MQCB")) return *bad;
+    auto it = c_->handles.find(handle);
+    if (it == c_->handles.end())
+      return mqi_error("MQCB", mq::MQRC_HOBJ_ERROR, "handle " + std::to_string(handle) + " is not open");
+    const bool browse = (request.options & (mq::MQGMO_BROWSE_FIRST | mq::MQGMO_BROWSE_NEXT |
+                                            mq::MQGMO_BROWSE_MSG_UNDER_CURSOR)) != 0;
+    if (browse && (it->second.options & mq::MQOO_BROWSE) == 0)
+      return mqi_error("MQCB", mq::MQRC_NOT_OPEN_FOR_BROWSE, "the queue was not opened with MQOO_BROWSE");
+    if (!browse && !it->second.input)
+      return mqi_error("MQCB", mq::MQRC_NOT_OPEN_FOR_INPUT, "the queue was not opened for input");
+    return mqi::done{};
+  }
+  mqi::result<mqi::message> consumer_get(mqi::hobj handle, const mqi::get_request& request) override {
+    return get_impl(handle, request);
   }
 
   mqi::result<mqi::done> disconnect() override {
+    if (auto bad = consume_.end_for_disconnect()) return *bad;
     std::unique_lock<std::mutex> lk(e_->mu);
     if (auto bad = check("MQDISC", true)) return *bad;
     log_batch batch;
@@ -200,7 +266,13 @@ class local_connection final : public mqi::connection {
     return rec;
   }
 
-  std::optional<decode_error> check(const char* call, bool even_stopped = false) const {
+  // mu held. `even_stopped`: MQDISC; `while_consuming`: MQCTL, which other threads may call while
+  // consumption is started (every other call then fails with MQRC_HCONN_ASYNC_ACTIVE from them).
+  std::optional<decode_error> check(const char* call, bool even_stopped = false,
+                                    bool while_consuming = false) const {
+    if (!while_consuming) {
+      if (auto busy = consume_.refuse(call)) return busy;
+    }
     if (c_->disconnected)
       return mqi_error(call, mq::MQRC_HCONN_ERROR, "the connection was disconnected (MQDISC)");
     if (c_->broken)
@@ -219,8 +291,11 @@ class local_connection final : public mqi::connection {
                                           const mq::mqmd& md, bytes_view data, std::int32_t options,
                                           const char* call);
 
+  mqi::result<mqi::message> get_impl(mqi::hobj handle, const mqi::get_request& req);
+
   std::shared_ptr<engine> e_;
   std::shared_ptr<conn_state> c_;
+  qmgr::detail::async_consume consume_{*this, *this};  // last: ends first
 };
 
 result<mqi::hobj> local_connection::open_locked(const mqi::object_descriptor& od, std::int32_t options,
@@ -466,7 +541,7 @@ mqi::result<mqi::put_result> local_connection::put_locked(std::unique_lock<std::
   return pr;
 }
 
-mqi::result<mqi::message> local_connection::get(mqi::hobj handle, const mqi::get_request& req) {
+mqi::result<mqi::message> local_connection::get_impl(mqi::hobj handle, const mqi::get_request& req) {
   std::unique_lock<std::mutex> lk(e_->mu);
   if (auto bad = check("MQGET")) return *bad;
   engine& e = *e_;
@@ -527,7 +602,9 @@ mqi::result<mqi::message> local_connection::get(mqi::hobj handle, const mqi::get
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(wait && !unlimited ? std::max(0, req.wait_interval_ms) : 0);
   log_batch batch;
+  bool waited = false;  // for counters.get_waits
   for (;;) {
+    if ((c_->broken || c_->stopped) && waited) ++e.counters.get_waits.stopped;
     if (c_->broken)
       return mqi_error("MQGET", mq::MQRC_CONNECTION_BROKEN, "the queue manager ended the connection");
     if (c_->stopped) return stopped_error("MQGET");
@@ -630,6 +707,7 @@ mqi::result<mqi::message> local_connection::get(mqi::hobj handle, const mqi::get
             e.report(rules::report_kind::cod, m, nullptr, batch);
         }
       }
+      if (waited) ++e.counters.get_waits.message;
       auto r = e.finish(lk, batch, "MQGET");
       if (!r) return r.error();
       if (out.data.size() < len) {
@@ -651,8 +729,11 @@ mqi::result<mqi::message> local_connection::get(mqi::hobj handle, const mqi::get
       return mqi_error("MQGET", mq::MQRC_NO_MSG_UNDER_CURSOR, "the message under the browse cursor is gone");
     if (wait && (e.quiescing || e.ended))
       return mqi_error("MQGET", mq::MQRC_Q_MGR_QUIESCING, "the queue manager is quiescing");
-    if (!wait || (!unlimited && std::chrono::steady_clock::now() >= deadline))
+    if (!wait || (!unlimited && std::chrono::steady_clock::now() >= deadline)) {
+      if (waited) ++e.counters.get_waits.timeout;
       return mqi_error("MQGET", mq::MQRC_NO_MSG_AVAILABLE, "no message on " + h.local_queue);
+    }
+    waited = true;
     if (unlimited)
       e.cv.wait(lk);
     else

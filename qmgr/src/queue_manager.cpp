@@ -268,7 +268,7 @@ void engine::settle_locked(log_batch& batch, bool durable) {
     }
   }
   batch.pending.clear();
-  cv.notify_all();
+  changed();
 }
 
 void engine::commit_locked(conn_state& c, log_batch& batch) {
@@ -323,7 +323,7 @@ void engine::backout_locked(conn_state& c, log_batch& batch) {
   }
   if (!c.uow.empty()) ++counters.backouts;
   c.uow.clear();
-  cv.notify_all();
+  changed();
 }
 
 void engine::close_handle_locked(conn_state& c, mqi::hobj h) {
@@ -345,7 +345,7 @@ void engine::break_locked(conn_state& c, log_batch& batch) {
   conns.erase(c.id);
 }
 
-result<std::monostate> engine::finish(std::unique_lock<std::mutex>& lk, log_batch& batch, const char* call) {
+result<done> engine::finish(std::unique_lock<std::mutex>& lk, log_batch& batch, const char* call) {
   if (!batch.ops.empty() && !log) {
     // The queue manager has ended (its log is closed): nothing can be made durable, so the call fails
     // and changes nothing [D].
@@ -362,7 +362,7 @@ result<std::monostate> engine::finish(std::unique_lock<std::mutex>& lk, log_batc
     return std::monostate{};
   }
   // Appended under mu, so that the log's order is the order of the changes; waited for outside it.
-  result<std::monostate> r = std::monostate{};
+  result<done> r = std::monostate{};
   const std::int32_t refused =
       detail::engine_log_hook ? detail::engine_log_hook(detail::log_hook_point::append) : 0;
   const std::uint64_t checkpoints_before = checkpoints_begun;
@@ -474,7 +474,7 @@ void engine::maybe_checkpoint(std::unique_lock<std::mutex>& lk) {
   ++log_waiters;
   recovery_log* l = log.get();
   lk.unlock();
-  result<std::monostate> r = l->write_checkpoint(cp, std::move(sources));
+  result<done> r = l->write_checkpoint(cp, std::move(sources));
   if (!r.ok()) log_error("IMB1182E: recovery log checkpoint: " + r.error().to_string());
   lk.lock();
   --log_waiters;
@@ -483,7 +483,7 @@ void engine::maybe_checkpoint(std::unique_lock<std::mutex>& lk) {
   // the extents of a full file system [D].
   checkpoint_blocked = !r.ok() && r.error().code == mq::make_mqrc(mq::MQRC_Q_SPACE_NOT_AVAILABLE);
   if (checkpoint_blocked) checkpoint_again = true;
-  cv.notify_all();
+  changed();
 }
 
 }  // namespace engine_detail
@@ -560,11 +560,11 @@ queue_manager::~queue_manager() {
     std::lock_guard<std::mutex> g(e.mu);
     e.quiescing = true;
     e.ended = true;
-    e.cv.notify_all();
+    e.changed();
   }
   stop_connections();
   std::unique_lock<std::mutex> lk(e.mu);
-  e.cv.notify_all();
+  e.changed();
   // A connection thread may still be waiting for the log outside the mutex: let it finish first.
   e.cv.wait(lk, [&] { return e.log_waiters == 0; });
   std::unique_ptr<recovery_log> log = std::move(e.log);
@@ -601,7 +601,7 @@ void queue_manager::quiesce() {
   engine& e = *impl_->e;
   std::lock_guard<std::mutex> g(e.mu);
   e.quiescing = true;
-  e.cv.notify_all();
+  e.changed();
 }
 
 void queue_manager::stop_connections() {
@@ -612,7 +612,7 @@ void queue_manager::stop_connections() {
     std::shared_ptr<engine_detail::conn_state> c = e.conns.begin()->second;
     e.break_locked(*c, batch);
   }
-  e.cv.notify_all();
+  e.changed();
   (void)e.finish(lk, batch, "endmqm");
 }
 

@@ -158,7 +158,13 @@ void answer(mqi::result<T>&& x, wire::status& st, V& value) {
 }
 template <class T>
 void answer(mqi::result<T>&& x, wire::status& st) {
-  if (!x) st = status_of(x.error());
+  if (!x) {
+    st = status_of(x.error());
+    return;
+  }
+  st.completion_code = x.completion_code();  // MQCC_WARNING too (MQBEGIN's 2121)
+  st.reason = x.reason();
+  st.detail = x.detail();
 }
 
 std::string peer_address(const sockaddr_storage& ss) {
@@ -596,6 +602,28 @@ void server::impl::serve(std::shared_ptr<conn> c, bool tcp, std::string peer) {
                 watched.emplace(watcher.watch(c->s->fd(), *mq));
               answer(mq->get(r.handle, r.request), out.st, out.msg);
               return out;
+            } else if constexpr (std::is_same_v<T, wire::wait_for_change_request>) {
+              // A client's consumer dispatcher (async_consume.hpp): the wait ends at a change of the
+              // queue manager, or at the wake frame the client may send meanwhile (read next).
+              wire::wait_for_change_response out;
+              auto* be = dynamic_cast<detail::consume_backend*>(mq.get());
+              if (be == nullptr) {
+                out.st = status_of(decode_error{mq::make_mqrc(mq::MQRC_ENVIRONMENT_ERROR), "MQCTL", 0,
+                                                "this connection cannot wait for changes"});
+                return out;
+              }
+              std::optional<detail::wait_watcher::scope> watched;
+              if (r.wait != 0) watched.emplace(watcher.watch(c->s->fd(), *mq, be));
+              out.mark = static_cast<std::int32_t>(
+                  be->wait_for_change(static_cast<std::uint32_t>(r.mark), r.wait != 0));
+              out.st = wire::status{mq::MQCC_OK, mq::MQRC_NONE, ""};
+              return out;
+            } else if constexpr (std::is_same_v<T, wire::begin_request>) {
+              wire::plain_response out;
+              answer(mq->begin(), out.st);
+              return out;
+            } else if constexpr (std::is_same_v<T, wire::wake_request>) {
+              return wire::plain_response{wire::status{mq::MQCC_OK, mq::MQRC_NONE, ""}};  // its wait ended
             } else if constexpr (std::is_same_v<T, wire::inquire_request>) {
               wire::inquire_response out;
               answer(mq->inquire(r.handle, r.selectors), out.st, out.result);
@@ -801,7 +829,7 @@ result<std::uint16_t> server::start_listener(const std::string& name, const std:
   return impl_->listen_tcp(name, address, port);
 }
 
-result<std::monostate> server::stop_listener(const std::string& name) {
+result<done> server::stop_listener(const std::string& name) {
   std::unique_ptr<impl::acceptor> a;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);

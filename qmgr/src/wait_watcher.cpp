@@ -42,10 +42,10 @@ wait_watcher::~wait_watcher() {
   if (end_fd_ >= 0) ::close(end_fd_);
 }
 
-wait_watcher::scope wait_watcher::watch(int fd, mqi::connection& c) {
+wait_watcher::scope wait_watcher::watch(int fd, mqi::connection& c, consume_backend* wake) {
   const std::lock_guard<std::mutex> lock(mu_);
   const std::uint64_t id = next_id_++;
-  watched_.emplace(id, entry{fd, &c});
+  watched_.emplace(id, entry{fd, &c, wake});
   if (epoll_fd_ >= 0) {
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT;  // one report per wait, then the entry goes
@@ -86,6 +86,7 @@ void wait_watcher::loop() {
       const ssize_t got = ::recv(it->second.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
       const bool gone = got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
       if (gone) it->second.c->stop();
+      if (got > 0 && it->second.wake != nullptr) it->second.wake->wake();
       // Ended, broken, or bytes a client may not send during a call (the thread reads them after the
       // get, and a bad frame closes the connection): reported once (EPOLLONESHOT), no longer watched.
       if (gone || got > 0) {

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "async_consume.hpp"
 #include "imsb/mqi/connection.hpp"
 
 namespace imsb::qmgr::detail {
@@ -23,7 +24,9 @@ class wait_watcher {
   wait_watcher(const wait_watcher&) = delete;
   wait_watcher& operator=(const wait_watcher&) = delete;
 
-  // Watches `fd` while the scope lives; `c` must outlive it.
+  // Watches `fd` while the scope lives; `c` (and `wake`) must outlive it. With `wake` (a consumer's
+  // dispatcher waiting in wait_for_change): bytes that come meanwhile are the client's wake frame, and
+  // wake it; a socket that ended stops `c` as for a get.
   class scope {
    public:
     scope(wait_watcher& w, std::uint64_t id) : w_(&w), id_(id) {}
@@ -39,7 +42,7 @@ class wait_watcher {
     wait_watcher* w_;
     std::uint64_t id_;
   };
-  [[nodiscard]] scope watch(int fd, mqi::connection& c);
+  [[nodiscard]] scope watch(int fd, mqi::connection& c, consume_backend* wake = nullptr);
 
   // Stops the wait of every watched connection (the server is stopping).
   void stop_all();
@@ -48,6 +51,7 @@ class wait_watcher {
   struct entry {
     int fd;
     mqi::connection* c;
+    consume_backend* wake;
   };
   void remove(std::uint64_t id);
   void loop();

@@ -1,6 +1,6 @@
 // libFuzzer target for the client protocol's frame codec (imsb/mqi/client_protocol.hpp [D]). A queue
 // manager reads request frames from any program that connects, and a client reads response frames from
-// whatever answers its socket, so on any input, decode_request and decode_response for each of the 13
+// whatever answers its socket, so on any input, decode_request and decode_response for each of the 16
 // expected types:
 //  1. never crash, never read past the input, never allocate more than the input can justify;
 //  2. answer nullopt, or an error with std::errc::bad_message naming a field at an offset inside the input,
@@ -110,6 +110,6 @@ void responses(imsb::bytes_view in, w::frame_type expected) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const imsb::bytes_view in(data, size);
   requests(in);
-  for (std::uint16_t t = 1; t <= 13; ++t) responses(in, static_cast<w::frame_type>(t));
+  for (std::uint16_t t = 1; t <= 16; ++t) responses(in, static_cast<w::frame_type>(t));
   return 0;
 }

@@ -101,6 +101,9 @@ class environment {
     qm_.reset();
   }
 
+  // The queue manager's counters (queue_manager::stats), for the tests' hooks (why a waiter woke).
+  qmgr::queue_manager::stats statistics() const { return qm_->statistics(); }
+
   result<std::unique_ptr<mqi::connection>> in_process() {
     return qm_->connect(qmgr::principal{"conformance", {}, true, "conformance"});
   }

@@ -1,12 +1,15 @@
 // The MQI contract's checklist (connection.hpp), one typed test each, run on every backend: in-process,
 // bindings socket, TCP client. A test names the MQI rule it checks; reasons are IBM's (cmqc.h [C]).
-// What the contract does not take yet (MQCB/MQCTL, MQBEGIN, MQSET, MQSTAT, a wait ended by the
-// connection's stop) is not here: it comes with those calls.
+// What the contract does not take yet (MQSTAT) is not here: it comes with that call.
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -262,7 +265,10 @@ TYPED_TEST(mqi_conformance, no_message_is_2033_after_the_wait) {
   EXPECT_EQ(this->rc(this->c().get(h, this->no_wait())), mq::MQRC_NO_MSG_AVAILABLE);
   mqi::get_request g = this->no_wait(mq::MQGMO_WAIT | mq::MQGMO_NO_SYNCPOINT);
   g.wait_interval_ms = 50;
+  const auto before = this->env_.statistics().get_waits;
   EXPECT_EQ(this->rc(this->c().get(h, g)), mq::MQRC_NO_MSG_AVAILABLE);
+  EXPECT_EQ(this->env_.statistics().get_waits.timeout, before.timeout + 1);
+  EXPECT_EQ(this->env_.statistics().get_waits.message, before.message);
 }
 
 TYPED_TEST(mqi_conformance, a_waiting_get_is_woken_by_a_put_from_another_connection) {
@@ -272,12 +278,18 @@ TYPED_TEST(mqi_conformance, a_waiting_get_is_woken_by_a_put_from_another_connect
     std::this_thread::sleep_for(100ms);
     this->put("Q1", "wake up", mq::MQPMO_NO_SYNCPOINT, {}, &putter);
   });
+  const auto before = this->env_.statistics().get_waits;
   mqi::get_request g = this->no_wait(mq::MQGMO_WAIT | mq::MQGMO_NO_SYNCPOINT);
   g.wait_interval_ms = 60000;  // far beyond the test's time: only the message can end this wait
   auto m = this->c().get(h, g);
   later.join();
   ASSERT_TRUE(m.ok()) << m.error().to_string();
   EXPECT_EQ(text_of(m->data), "wake up");
+  // The queue manager's hook says why the get stopped waiting: the message, not its wait interval.
+  const auto after = this->env_.statistics().get_waits;
+  EXPECT_EQ(after.message, before.message + 1);
+  EXPECT_EQ(after.timeout, before.timeout);
+  EXPECT_EQ(after.stopped, before.stopped);
 }
 
 TYPED_TEST(mqi_conformance, a_waiting_get_is_ended_by_a_stop_from_another_thread) {
@@ -674,6 +686,336 @@ TYPED_TEST(mqi_conformance, mqset_on_an_alias_inhibits_the_alias_only) {
             mq::MQRC_PUT_INHIBITED);
   this->put("Q1", "through the queue itself");
   EXPECT_EQ(this->depth("Q1"), 1);
+}
+
+// ---- asynchronous consume: MQCB and MQCTL ------------------------------------------------------------
+
+// What the callbacks saw, for a test thread to wait on.
+struct recorder {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<mqi::callback_context> calls;
+  std::vector<std::string> texts;
+  std::vector<std::thread::id> threads;
+  std::function<void(mqi::connection&, const mqi::message*, const mqi::callback_context&)> also;
+
+  mqi::callback_descriptor consumer(std::int32_t options = mq::MQCBDO_NONE) {
+    mqi::callback_descriptor d;
+    d.options = options;
+    d.function = [this](mqi::connection& conn, const mqi::message* m, const mqi::callback_context& ctx) {
+      if (also) also(conn, m, ctx);
+      const std::lock_guard<std::mutex> lock(mu);
+      calls.push_back(ctx);
+      threads.push_back(std::this_thread::get_id());
+      if (m != nullptr) texts.push_back(text_of(m->data));
+      cv.notify_all();
+    };
+    return d;
+  }
+  mqi::callback_descriptor event_handler() {
+    mqi::callback_descriptor d = consumer();
+    d.callback_type = mq::MQCBT_EVENT_HANDLER;
+    return d;
+  }
+  // Waits (10 s at most) until `done` holds; false if it never did.
+  bool wait_until(const std::function<bool()>& done) {
+    std::unique_lock<std::mutex> lock(mu);
+    return cv.wait_for(lock, 10s, done);
+  }
+  std::size_t count(std::int32_t call_type) {
+    const std::lock_guard<std::mutex> lock(mu);
+    std::size_t n = 0;
+    for (const auto& c : calls) n += c.call_type == call_type ? 1 : 0;
+    return n;
+  }
+  std::size_t messages() {
+    const std::lock_guard<std::mutex> lock(mu);
+    return texts.size();
+  }
+};
+
+TYPED_TEST(mqi_conformance, mqcb_consumer_gets_every_message_in_order_once_started) {
+  recorder r;
+  const mqi::hobj h = this->open("Q1", mq::MQOO_INPUT_SHARED);
+  auto& putter = this->another();
+  for (const char* t : {"one", "two", "three"}) this->put("Q1", t, mq::MQPMO_NO_SYNCPOINT, {}, &putter);
+  ASSERT_TRUE(this->c().callback(mq::MQOP_REGISTER, r.consumer(), h, this->no_wait()).ok());
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(r.messages(), 0u) << "nothing is delivered before MQCTL START";
+  ASSERT_TRUE(this->c().control(mq::MQOP_START).ok());
+  ASSERT_TRUE(r.wait_until([&] { return r.texts.size() == 3; }));
+  // Messages put while the dispatcher waits wake it (no timer: the wait has none).
+  for (const char* t : {"four", "five"}) this->put("Q1", t, mq::MQPMO_NO_SYNCPOINT, {}, &putter);
+  ASSERT_TRUE(r.wait_until([&] { return r.texts.size() == 5; }));
+  ASSERT_TRUE(this->c().control(mq::MQOP_STOP).ok());
+  EXPECT_EQ(r.texts, (std::vector<std::string>{"one", "two", "three", "four", "five"}));
+  for (const auto& c : r.calls) {
+    EXPECT_EQ(c.call_type, mq::MQCBCT_MSG_REMOVED);
+    EXPECT_EQ(c.handle, h);
+    EXPECT_EQ(c.comp_code, mq::MQCC_OK);
+  }
+  EXPECT_NE(r.threads.at(0), std::this_thread::get_id())
+      << "MQOP_START runs callbacks on a thread of its own";
+  EXPECT_EQ(this->depth("Q1"), 0);
+}
+
+TYPED_TEST(mqi_conformance, mqctl_stop_from_outside_returns_once_the_running_callback_returned) {
+  recorder r;
+  std::atomic<bool> in_callback{false}, callback_done{false};
+  r.also = [&](mqi::connection&, const mqi::message* m, const mqi::callback_context&) {
+    if (m == nullptr) return;
+    in_callback = true;
+    std::this_thread::sleep_for(300ms);
+    callback_done = true;
+  };
+  const mqi::hobj h = this->open("Q1", mq::MQOO_INPUT_SHARED);
+  ASSERT_TRUE(this->c()
+                  .callback(mq::MQOP_REGISTER, r.consumer(mq::MQCBDO_START_CALL | mq::MQCBDO_STOP_CALL), h,
+                            this->no_wait())
+                  .ok());
+  ASSERT_TRUE(this->c().control(mq::MQOP_START).ok());
+  this->put("Q1", "slow", mq::MQPMO_NO_SYNCPOINT, {}, &this->another());
+  for (int i = 0; i < 1000 && !in_callback; ++i) std::this_thread::sleep_for(5ms);
+  ASSERT_TRUE(in_callback);
+  ASSERT_TRUE(this->c().control(mq::MQOP_STOP).ok());
+  EXPECT_TRUE(callback_done) << "MQCTL STOP returned while a callback was still running";
+  EXPECT_EQ(r.count(mq::MQCBCT_START_CALL), 1u);
+  EXPECT_EQ(r.count(mq::MQCBCT_STOP_CALL), 1u);
+  // Stopped: the connection is the application's again, and a message put now stays.
+  this->put("Q1", "after the stop");
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(r.messages(), 1u);
+  EXPECT_EQ(this->depth("Q1"), 1);
+}
+
+TYPED_TEST(mqi_conformance, mqctl_suspend_holds_messages_and_resume_delivers_them) {
+  recorder r;
+  const mqi::hobj h = this->open("Q1", mq::MQOO_INPUT_SHARED);
+  ASSERT_TRUE(this->c().callback(mq::MQOP_REGISTER, r.consumer(), h, this->no_wait()).ok());
+  ASSERT_TRUE(this->c().control(mq::MQOP_START).ok());
+  ASSERT_TRUE(this->c().control(mq::MQOP_SUSPEND).ok());
+  auto& putter = this->another();
+  this->put("Q1", "held", mq::MQPMO_NO_SYNCPOINT, {}, &putter);
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(r.messages(), 0u);
+  // Suspended, the connection may be used from this thread again.
+  EXPECT_EQ(this->depth("Q1"), 1);
+  ASSERT_TRUE(this->c().control(mq::MQOP_RESUME).ok());
+  ASSERT_TRUE(r.wait_until([&] { return r.texts.size() == 1; }));
+  // One consumer suspended by MQCB (from outside the callbacks: with the connection suspended): the
+  // connection runs, that consumer gets nothing.
+  ASSERT_TRUE(this->c().control(mq::MQOP_SUSPEND).ok());
+  ASSERT_TRUE(this->c().callback(mq::MQOP_SUSPEND, r.consumer(), h, this->no_wait()).ok());
+  ASSERT_TRUE(this->c().control(mq::MQOP_RESUME).ok());
+  this->put("Q1", "for later", mq::MQPMO_NO_SYNCPOINT, {}, &putter);
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(r.messages(), 1u);
+  ASSERT_TRUE(this->c().control(mq::MQOP_SUSPEND).ok());
+  ASSERT_TRUE(this->c().callback(mq::MQOP_RESUME, r.consumer(), h, this->no_wait()).ok());
+  ASSERT_TRUE(this->c().control(mq::MQOP_RESUME).ok());
+  ASSERT_TRUE(r.wait_until([&] { return r.texts.size() == 2; }));
+  ASSERT_TRUE(this->c().control(mq::MQOP_STOP).ok());
+  EXPECT_EQ(r.texts, (std::vector<std::string>{"held", "for later"}));
+}
+
+TYPED_TEST(mqi_conformance, while_started_other_threads_calls_are_2500_but_mqctl) {
+  recorder r;
+  const mqi::hobj h = this->open("Q1", mq::MQOO_INPUT_SHARED);
+  ASSERT_TRUE(this->c().callback(mq::MQOP_REGISTER, r.consumer(), h, this->no_wait()).ok());
+  ASSERT_TRUE(this->c().control(mq::MQOP_START).ok());
+  mq::mqmd md;
+  auto refused = this->c().put1({"Q2", ""}, md, bytes_view::of("x"), mq::MQPMO_NO_SYNCPOINT);
+  EXPECT_EQ(refused.reason(), mq::MQRC_HCONN_ASYNC_ACTIVE) << refused.detail();
+  EXPECT_EQ(refused.completion_code(), mq::MQCC_FAILED);
+  EXPECT_EQ(this->rc(this->c().commit()), mq::MQRC_HCONN_ASYNC_ACTIVE);
+  EXPECT_EQ(this->rc(this->c().callback(mq::MQOP_DEREGISTER, r.consumer(), h, this->no_wait())),
+            mq::MQRC_HCONN_ASYNC_ACTIVE);
+  ASSERT_TRUE(this->c().control(mq::MQOP_SUSPEND).ok());
+  EXPECT_TRUE(this->c().put1({"Q2", ""}, md, bytes_view::of("x"), mq::MQPMO_NO_SYNCPOINT).ok());
+  ASSERT_TRUE(this->c().control(mq::MQOP_RESUME).ok());
+  ASSERT_TRUE(this->c().control(mq::MQOP_STOP).ok());
+  EXPECT_TRUE(this->c().put1({"Q2", ""}, md, bytes_view::of("y"), mq::MQPMO_NO_SYNCPOINT).ok());
+  EXPECT_EQ(this->depth("Q2"), 2);
+}
+
+TYPED_TEST(mqi_conformance, a_callback_uses_its_connection_and_stops_start_wait) {
+  // A request/reply server: each request got under syncpoint, its reply put, both committed, from
+  // inside the callback; the third request stops the consumption, and MQCTL START_WAIT returns.
+  recorder r;
+  std::atomic<int> replies{0};
+  std::atomic<std::int32_t> failed{0};
+  r.also = [&](mqi::connection& conn, const mqi::message* m, const mqi::callback_context&) {
+    if (m == nullptr) return;
+    mq::mqmd md;
+    auto put = conn.put1({"REPLY", ""}, md, bytes_view::of("re: " + text_of(m->data)), mq::MQPMO_SYNCPOINT);
+    auto cmit = conn.commit();
+    if (!put.ok() || !cmit.ok()) failed = put.ok() ? cmit.reason() : put.reason();
+    if (++replies == 3) (void)conn.control(mq::MQOP_STOP);
+  };
+  const mqi::hobj h = this->open("Q1", mq::MQOO_INPUT_SHARED);
+  for (const char* t : {"a", "b", "c", "d"}) this->put("Q1", t);
+  ASSERT_TRUE(
+      this->c().callback(mq::MQOP_REGISTER, r.consumer(), h, this->no_wait(mq::MQGMO_SYNCPOINT)).ok());
+  auto waited = this->c().control(mq::MQOP_START_WAIT);
+  ASSERT_TRUE(waited.ok()) << waited.error().to_string();
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(replies.load(), 3);
+  EXPECT_EQ(r.threads.at(0), std::this_thread::get_id()) << "MQOP_START_WAIT runs callbacks on its caller";
+  EXPECT_EQ(this->depth("REPLY"), 3);
+  EXPECT_EQ(this->depth("Q1"), 1);
+}
+
+TYPED_TEST(mqi_conformance, mqctl_reasons_of_the_consumption_state) {
+  EXPECT_EQ(this->rc(this->c().control(mq::MQOP_START_WAIT)), mq::MQRC_NO_CALLBACKS_ACTIVE);
+  EXPECT_EQ(this->rc(this->c().control(mq::MQOP_RESUME)), mq::MQRC_OPERATION_NOT_ALLOWED);
+  EXPECT_EQ(this->rc(this->c().control(mq::MQOP_SUSPEND)), mq::MQRC_OPERATION_NOT_ALLOWED);
+  EXPECT_EQ(this->rc(this->c().control(0x40)), mq::MQRC_OPERATION_ERROR);
+  recorder r;
+  const mqi::hobj h = this->open("Q1", mq::MQOO_INPUT_SHARED);
+  ASSERT_TRUE(
+      this->c().callback(mq::MQOP_REGISTER | mq::MQOP_SUSPEND, r.consumer(), h, this->no_wait()).ok());
+  EXPECT_EQ(this->rc(this->c().control(mq::MQOP_START_WAIT)), mq::MQRC_NO_CALLBACKS_ACTIVE)
+      << "a registered consumer that is suspended is not active";
+  ASSERT_TRUE(this->c().control(mq::MQOP_START).ok());
+  EXPECT_EQ(this->rc(this->c().control(mq::MQOP_START_WAIT)), mq::MQRC_OPERATION_NOT_ALLOWED);
+  ASSERT_TRUE(this->c().control(mq::MQOP_SUSPEND).ok());
+  EXPECT_EQ(this->rc(this->c().control(mq::MQOP_START)), mq::MQRC_OPERATION_NOT_ALLOWED);
+  ASSERT_TRUE(this->c().control(mq::MQOP_STOP).ok());
+  EXPECT_TRUE(this->c().control(mq::MQOP_STOP).ok()) << "a second STOP changes nothing";
+}
+
+TYPED_TEST(mqi_conformance, mqcb_reasons) {
+  recorder r;
+  const mqi::hobj in = this->open("Q1", mq::MQOO_INPUT_SHARED);
+  const mqi::hobj out = this->open("Q2", mq::MQOO_OUTPUT);
+  auto& c = this->c();
+  EXPECT_EQ(this->rc(c.callback(mq::MQOP_DEREGISTER, r.consumer(), in, this->no_wait())),
+            mq::MQRC_CALLBACK_NOT_REGISTERED);
+  EXPECT_EQ(this->rc(c.callback(mq::MQOP_RESUME, r.consumer(), in, this->no_wait())),
+            mq::MQRC_CALLBACK_NOT_REGISTERED);
+  EXPECT_EQ(this->rc(c.callback(mq::MQOP_START, r.consumer(), in, this->no_wait())),
+            mq::MQRC_OPERATION_ERROR);
+  auto bad_type = r.consumer();
+  bad_type.callback_type = 3;
+  EXPECT_EQ(this->rc(c.callback(mq::MQOP_REGISTER, bad_type, in, this->no_wait())),
+            mq::MQRC_CALLBACK_TYPE_ERROR);
+  auto bad_options = r.consumer(0x00000002);
+  EXPECT_EQ(this->rc(c.callback(mq::MQOP_REGISTER, bad_options, in, this->no_wait())),
+            mq::MQRC_CBD_OPTIONS_ERROR);
+  mqi::callback_descriptor no_function;
+  EXPECT_EQ(this->rc(c.callback(mq::MQOP_REGISTER, no_function, in, this->no_wait())),
+            mq::MQRC_CALLBACK_ROUTINE_ERROR);
+  EXPECT_EQ(this->rc(c.callback(mq::MQOP_REGISTER, r.consumer(), out, this->no_wait())),
+            mq::MQRC_NOT_OPEN_FOR_INPUT);
+  EXPECT_EQ(this->rc(c.callback(mq::MQOP_REGISTER, r.consumer(), in, this->no_wait(mq::MQGMO_BROWSE_FIRST))),
+            mq::MQRC_NOT_OPEN_FOR_BROWSE);
+  EXPECT_EQ(this->rc(c.callback(mq::MQOP_REGISTER, r.consumer(), 9999, this->no_wait())),
+            mq::MQRC_HOBJ_ERROR);
+  EXPECT_TRUE(r.calls.empty());
+}
+
+TYPED_TEST(mqi_conformance, register_and_deregister_calls_and_mqclose_deregisters) {
+  recorder r;
+  const mqi::hobj h = this->open("Q1", mq::MQOO_INPUT_SHARED);
+  const auto options = mq::MQCBDO_REGISTER_CALL | mq::MQCBDO_DEREGISTER_CALL;
+  ASSERT_TRUE(this->c().callback(mq::MQOP_REGISTER, r.consumer(options), h, this->no_wait()).ok());
+  ASSERT_EQ(r.count(mq::MQCBCT_REGISTER_CALL), 1u);
+  EXPECT_EQ(r.calls.at(0).handle, h);
+  ASSERT_TRUE(this->c().close(h).ok());
+  ASSERT_EQ(r.count(mq::MQCBCT_DEREGISTER_CALL), 1u);
+  EXPECT_EQ(r.calls.at(1).handle, mq::MQHO_UNUSABLE_HOBJ);
+  EXPECT_EQ(this->rc(this->c().control(mq::MQOP_START_WAIT)), mq::MQRC_NO_CALLBACKS_ACTIVE);
+}
+
+TYPED_TEST(mqi_conformance, a_stop_of_the_connection_ends_consumption_with_an_event) {
+  recorder r;
+  const mqi::hobj h = this->open("Q1", mq::MQOO_INPUT_SHARED);
+  ASSERT_TRUE(
+      this->c().callback(mq::MQOP_REGISTER, r.consumer(mq::MQCBDO_STOP_CALL), h, this->no_wait()).ok());
+  ASSERT_TRUE(this->c().callback(mq::MQOP_REGISTER, r.event_handler(), 0, this->no_wait()).ok());
+  ASSERT_TRUE(this->c().control(mq::MQOP_START).ok());
+  std::this_thread::sleep_for(50ms);  // the dispatcher waits, with no timer
+  this->c().stop();
+  ASSERT_TRUE(r.wait_until([&] {
+    for (const auto& c : r.calls)
+      if (c.call_type == mq::MQCBCT_EVENT_CALL && c.handle == mq::MQHO_NONE) return true;
+    return false;
+  }));
+  ASSERT_TRUE(r.wait_until([&] {
+    for (const auto& c : r.calls)
+      if (c.call_type == mq::MQCBCT_STOP_CALL) return true;
+    return false;
+  }));
+  for (const auto& c : r.calls) {
+    if (c.call_type != mq::MQCBCT_EVENT_CALL) continue;
+    EXPECT_EQ(c.reason, mq::MQRC_CONNECTION_STOPPING);
+    EXPECT_EQ(c.comp_code, mq::MQCC_FAILED);
+  }
+  EXPECT_EQ(this->rc(this->c().control(mq::MQOP_STOP)), mq::MQRC_CONNECTION_STOPPING);
+  EXPECT_TRUE(this->c().disconnect().ok());
+}
+
+TYPED_TEST(mqi_conformance, mqdisc_from_another_thread_stops_consumption_and_deregisters) {
+  recorder r;
+  const mqi::hobj h = this->open("Q1", mq::MQOO_INPUT_SHARED);
+  ASSERT_TRUE(
+      this->c().callback(mq::MQOP_REGISTER, r.consumer(mq::MQCBDO_DEREGISTER_CALL), h, this->no_wait()).ok());
+  ASSERT_TRUE(this->c().control(mq::MQOP_START).ok());
+  this->put("Q1", "before", mq::MQPMO_NO_SYNCPOINT, {}, &this->another());
+  ASSERT_TRUE(r.wait_until([&] { return r.texts.size() == 1; }));
+  auto disc = this->c().disconnect();
+  ASSERT_TRUE(disc.ok()) << disc.error().to_string();
+  EXPECT_EQ(r.count(mq::MQCBCT_DEREGISTER_CALL), 1u);
+  const std::size_t calls = r.calls.size();
+  this->put("Q1", "after", mq::MQPMO_NO_SYNCPOINT, {}, &this->another());
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(r.calls.size(), calls) << "no callback after MQDISC returned";
+  auto& other = this->another();
+  const mqi::hobj q1 = this->open("Q1", mq::MQOO_INQUIRE, &other);
+  auto left = other.inquire(q1, {mq::MQIA_CURRENT_Q_DEPTH});
+  ASSERT_TRUE(left.ok());
+  EXPECT_EQ(left->int_attrs.at(0), 1);
+}
+
+TYPED_TEST(mqi_conformance, a_consumer_told_of_its_own_error_is_suspended_until_resumed) {
+  recorder r;
+  const mqi::hobj h = this->open("Q1", mq::MQOO_INPUT_SHARED);
+  auto& admin = this->another();
+  const mqi::hobj set = this->open("Q1", mq::MQOO_SET, &admin);
+  ASSERT_TRUE(this->c().callback(mq::MQOP_REGISTER, r.consumer(), h, this->no_wait()).ok());
+  ASSERT_TRUE(admin.set(set, {mq::MQIA_INHIBIT_GET}, {mq::MQQA_GET_INHIBITED}, {}).ok());
+  ASSERT_TRUE(this->c().control(mq::MQOP_START).ok());
+  ASSERT_TRUE(r.wait_until([&] { return !r.calls.empty(); }));
+  EXPECT_EQ(r.calls.at(0).call_type, mq::MQCBCT_EVENT_CALL);
+  EXPECT_EQ(r.calls.at(0).reason, mq::MQRC_GET_INHIBITED);
+  EXPECT_EQ(r.calls.at(0).state, mq::MQCS_SUSPENDED_USER_ACTION);
+  ASSERT_TRUE(admin.set(set, {mq::MQIA_INHIBIT_GET}, {mq::MQQA_GET_ALLOWED}, {}).ok());
+  this->put("Q1", "allowed again", mq::MQPMO_NO_SYNCPOINT, {}, &admin);
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(r.messages(), 0u) << "suspended until the application resumes it";
+  ASSERT_TRUE(this->c().control(mq::MQOP_SUSPEND).ok());
+  ASSERT_TRUE(this->c().callback(mq::MQOP_RESUME, r.consumer(), h, this->no_wait()).ok());
+  ASSERT_TRUE(this->c().control(mq::MQOP_RESUME).ok());
+  ASSERT_TRUE(r.wait_until([&] { return r.texts.size() == 1; }));
+  ASSERT_TRUE(this->c().control(mq::MQOP_STOP).ok());
+}
+
+// ---- MQBEGIN ----------------------------------------------------------------------------------------
+
+TYPED_TEST(mqi_conformance, mqbegin_without_other_participants) {
+  auto b = this->c().begin();
+  if (std::is_same_v<TypeParam, tcp_client>) {
+    // An MQ client cannot coordinate a unit of work with other resource managers.
+    EXPECT_EQ(b.reason(), mq::MQRC_ENVIRONMENT_ERROR);
+    EXPECT_EQ(b.completion_code(), mq::MQCC_FAILED);
+    return;
+  }
+  EXPECT_EQ(b.completion_code(), mq::MQCC_WARNING);
+  EXPECT_EQ(b.reason(), mq::MQRC_NO_EXTERNAL_PARTICIPANTS);
+  this->put("Q1", "in the unit of work", mq::MQPMO_SYNCPOINT);
+  EXPECT_EQ(this->rc(this->c().begin()), mq::MQRC_UOW_IN_PROGRESS);
+  ASSERT_TRUE(this->c().backout().ok());
+  EXPECT_EQ(this->depth("Q1"), 0);
 }
 
 }  // namespace

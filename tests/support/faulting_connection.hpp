@@ -37,7 +37,10 @@ enum class mqi_call {
   mqsc,
   commit,
   backout,
-  disconnect
+  disconnect,
+  begin,
+  callback,
+  control
 };
 enum class fault_kind { fail, lose_reply, drop };
 
@@ -168,6 +171,18 @@ class faulting_connection final : public mqi::connection {
     auto r = run<mqi::done>(c, "MQBACK", [&] { return inner_->backout(); });
     uow_puts_.clear();
     return r;
+  }
+  mqi::result<mqi::done> begin() override {
+    return run<mqi::done>(info(mqi_call::begin), "MQBEGIN", [&] { return inner_->begin(); });
+  }
+  // The callbacks are the inner connection's: they are given it, and their calls are not faulted.
+  mqi::result<mqi::done> callback(std::int32_t op, const mqi::callback_descriptor& cbd, mqi::hobj h,
+                                  const mqi::get_request& g) override {
+    return run<mqi::done>(info(mqi_call::callback, name_of(h)), "MQCB",
+                          [&] { return inner_->callback(op, cbd, h, g); });
+  }
+  mqi::result<mqi::done> control(std::int32_t op) override {
+    return run<mqi::done>(info(mqi_call::control), "MQCTL", [&] { return inner_->control(op); });
   }
   void stop() noexcept override {
     const std::lock_guard<std::mutex> lock(inner_mu_);

@@ -41,7 +41,7 @@ constexpr std::size_t md_v1_length = 324;  // spec/mq.md §2.1 [C]
 constexpr std::size_t md_v2_length = 364;
 constexpr std::uint8_t md_struc_id[4] = {0x4D, 0x44, 0x20, 0x20};  // "MD  " in ASCII
 constexpr std::uint16_t first_request = 1;
-constexpr std::uint16_t last_request = 13;
+constexpr std::uint16_t last_request = 16;
 constexpr std::uint16_t response_bit = static_cast<std::uint16_t>(frame_type::response_bit);
 
 // The decoder's allocation budget [D]: what the values it decodes may take in memory, at most
@@ -119,6 +119,9 @@ IMSB_WIRE_RECORD(inquire_objects_request, (f("type", x.type), f("generic", x.gen
 IMSB_WIRE_RECORD(mqsc_request, (f("script", x.script)));
 IMSB_WIRE_RECORD(set_request, (f("handle", x.handle), f("selectors", x.selectors),
                                f("int_attrs", x.int_attrs), f("char_attrs", x.char_attrs)));
+IMSB_WIRE_RECORD(wait_for_change_request, (f("mark", x.mark), f("wait", x.wait)));
+IMSB_WIRE_RECORD(wake_request, ((void)f, (void)x));
+IMSB_WIRE_RECORD(begin_request, ((void)f, (void)x));
 IMSB_WIRE_RECORD(commit_request, ((void)f, (void)x));
 IMSB_WIRE_RECORD(backout_request, ((void)f, (void)x));
 IMSB_WIRE_RECORD(disconnect_request, ((void)f, (void)x));
@@ -131,6 +134,7 @@ IMSB_WIRE_RECORD(inquire_response, (f("st", x.st), f("result", x.result)));
 IMSB_WIRE_RECORD(inquire_objects_response, (f("st", x.st), f("objects", x.objects)));
 IMSB_WIRE_RECORD(mqsc_response, (f("st", x.st), f("reply", x.reply)));
 IMSB_WIRE_RECORD(plain_response, (f("st", x.st)));
+IMSB_WIRE_RECORD(wait_for_change_response, (f("st", x.st), f("mark", x.mark)));
 
 #undef IMSB_WIRE_RECORD
 
@@ -594,10 +598,16 @@ result<decoded<request>> decode_request_body(std::uint16_t type, bytes_view body
       return decode_body<disconnect_request, request>(body, p, consumed);
     case frame_type::set:
       return decode_body<set_request, request>(body, p, consumed);
+    case frame_type::wait_for_change:
+      return decode_body<wait_for_change_request, request>(body, p, consumed);
+    case frame_type::wake:
+      return decode_body<wake_request, request>(body, p, consumed);
+    case frame_type::begin:
+      return decode_body<begin_request, request>(body, p, consumed);
     case frame_type::response_bit:
       break;
   }
-  return bad("frame.type", 8, "is " + num(type) + "; expected a request type, 1 to 13");
+  return bad("frame.type", 8, "is " + num(type) + "; expected a request type, 1 to 16");
 }
 
 result<decoded<response>> decode_response_body(frame_type answers, bytes_view body, std::size_t consumed) {
@@ -623,7 +633,11 @@ result<decoded<response>> decode_response_body(frame_type answers, bytes_view bo
     case frame_type::backout:
     case frame_type::disconnect:
     case frame_type::set:
+    case frame_type::wake:
+    case frame_type::begin:
       return decode_body<plain_response, response>(body, p, consumed);
+    case frame_type::wait_for_change:
+      return decode_body<wait_for_change_response, response>(body, p, consumed);
     case frame_type::response_bit:
       break;
   }
@@ -649,6 +663,8 @@ std::size_t response_index(frame_type answers) noexcept {
       return 5;
     case frame_type::mqsc:
       return 6;
+    case frame_type::wait_for_change:
+      return 8;
     default:
       return 7;
   }
@@ -681,7 +697,7 @@ std::optional<result<decoded<request>>> decode_request(bytes_view in) {
   const std::uint16_t type = (*h)->type;
   if (!is_request_type(type)) {
     return result<decoded<request>>(
-        bad("frame.type", 8, "is " + num(type) + "; expected a request type, 1 to 12"));
+        bad("frame.type", 8, "is " + num(type) + "; expected a request type, 1 to 16"));
   }
   const std::size_t whole = header_length + (*h)->body_length;
   if (in.size() < whole) return std::nullopt;
@@ -710,7 +726,7 @@ std::optional<result<decoded<response>>> decode_response(bytes_view in, frame_ty
   return decode_response_body(expected, in.sub(header_length, (*h)->body_length), whole);
 }
 
-result<std::monostate> check_request(const request& req) {
+result<done> check_request(const request& req) {
   const mq::mqmd* md = nullptr;
   if (const auto* p = std::get_if<put_request>(&req)) md = &p->md;
   if (const auto* p = std::get_if<put1_request>(&req)) md = &p->md;
@@ -736,18 +752,27 @@ frame_type type_of(const request& req) noexcept {
   static_assert(std::is_same_v<std::variant_alternative_t<0, request>, connect_request>);
   static_assert(std::is_same_v<std::variant_alternative_t<11, request>, disconnect_request>);
   static_assert(std::is_same_v<std::variant_alternative_t<12, request>, set_request>);
+  static_assert(std::is_same_v<std::variant_alternative_t<15, request>, begin_request>);
   return static_cast<frame_type>(req.index() + 1);
 }
 
 const char* name_of(frame_type type) noexcept {
-  static constexpr const char* requests[] = {
-      "connect",         "open", "close",  "put",     "put1",       "get", "inquire",
-      "inquire_objects", "mqsc", "commit", "backout", "disconnect", "set"};
-  static constexpr const char* responses[] = {
-      "connect_response", "open_response",   "close_response",   "put_response",
-      "put1_response",    "get_response",    "inquire_response", "inquire_objects_response",
-      "mqsc_response",    "commit_response", "backout_response", "disconnect_response",
-      "set_response"};
+  static constexpr const char* requests[] = {"connect", "open",
+                                             "close",   "put",
+                                             "put1",    "get",
+                                             "inquire", "inquire_objects",
+                                             "mqsc",    "commit",
+                                             "backout", "disconnect",
+                                             "set",     "wait_for_change",
+                                             "wake",    "begin"};
+  static constexpr const char* responses[] = {"connect_response", "open_response",
+                                              "close_response",   "put_response",
+                                              "put1_response",    "get_response",
+                                              "inquire_response", "inquire_objects_response",
+                                              "mqsc_response",    "commit_response",
+                                              "backout_response", "disconnect_response",
+                                              "set_response",     "wait_for_change_response",
+                                              "wake_response",    "begin_response"};
   const auto t = static_cast<std::uint16_t>(type);
   if (is_request_type(t)) return requests[t - first_request];
   if ((t & response_bit) != 0 && is_request_type(static_cast<std::uint16_t>(t & ~response_bit))) {

@@ -57,6 +57,12 @@ class hooked_connection : public mqi::connection {
                              const std::vector<std::int32_t>& i, const std::vector<std::string>& c) override {
     return c_->set(h, s, i, c);
   }
+  mqi::result<mqi::done> begin() override { return c_->begin(); }
+  mqi::result<mqi::done> callback(std::int32_t op, const mqi::callback_descriptor& cbd, mqi::hobj h,
+                                  const mqi::get_request& g) override {
+    return c_->callback(op, cbd, h, g);
+  }
+  mqi::result<mqi::done> control(std::int32_t op) override { return c_->control(op); }
   void stop() noexcept override { c_->stop(); }
   mqi::result<mqi::done> disconnect() override {
     ++h_.discs;

@@ -237,8 +237,42 @@ TEST(ClientProtocol, TypeOfAndNameOfFollowTheFrameTypes) {
   EXPECT_STREQ(name_of(frame_type::inquire_objects), "inquire_objects");
   EXPECT_STREQ(name_of(static_cast<frame_type>(0x8004)), "put_response");
   EXPECT_STREQ(name_of(static_cast<frame_type>(0)), "unknown");
-  EXPECT_STREQ(name_of(static_cast<frame_type>(14)), "unknown");
+  EXPECT_STREQ(name_of(static_cast<frame_type>(17)), "unknown");
   EXPECT_STREQ(name_of(frame_type::response_bit), "unknown");
+}
+
+TEST(ClientProtocol, ConsumeAndBeginFramesRoundTrip) {
+  // A consumer's dispatcher: its wait for a change of the queue manager, the wake frame, MQBEGIN.
+  const auto w = decode_ok<wait_for_change_request>(wait_for_change_request{-2, 1});
+  EXPECT_EQ(w.mark, -2);  // the mark's 32 bits, as they are
+  EXPECT_EQ(w.wait, 1);
+  EXPECT_EQ(type_of(wait_for_change_request{}), frame_type::wait_for_change);
+  EXPECT_EQ(type_of(wake_request{}), frame_type::wake);
+  EXPECT_EQ(type_of(begin_request{}), frame_type::begin);
+  EXPECT_STREQ(name_of(frame_type::wait_for_change), "wait_for_change");
+  EXPECT_STREQ(name_of(frame_type::wake), "wake");
+  EXPECT_STREQ(name_of(frame_type::begin), "begin");
+  EXPECT_STREQ(name_of(static_cast<frame_type>(0x800E)), "wait_for_change_response");
+  for (const request& r : {request(wake_request{}), request(begin_request{})}) {
+    bytes wire = encoded(r);
+    EXPECT_EQ(wire.size(), header_length);
+    auto d = decode_request(wire);
+    ASSERT_TRUE(d && d->ok());
+    EXPECT_EQ(type_of(d->value().value), type_of(r));
+  }
+  const auto a = decode_ok<wait_for_change_response>(frame_type::wait_for_change,
+                                                     wait_for_change_response{{0, 0, ""}, 41});
+  EXPECT_EQ(a.mark, 41);
+  const auto b = decode_ok<plain_response>(frame_type::begin, plain_response{{1, 2121, "alone"}});
+  EXPECT_EQ(b.st.completion_code, 1);
+  EXPECT_EQ(b.st.reason, 2121);
+  // A wait_for_change body one byte short is a bad frame.
+  bytes bad = encoded(wait_for_change_request{1, 1});
+  bad.pop_back();
+  bad[7] = static_cast<std::uint8_t>(bad[7] - 1);
+  auto d = decode_request(bad);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_FALSE(d->ok());
 }
 
 TEST(ClientProtocol, ConnectAndOpenResponsesRoundTrip) {
@@ -393,7 +427,7 @@ TEST(ClientProtocolBad, HeaderErrorsAreReportedFromTheHeaderAlone) {
   bytes v = wire;
   set_u16(v, 10, 2);
   expect_bad_request(v, header_length, "frame.version", 10);
-  for (std::uint16_t t : std::initializer_list<std::uint16_t>{0, 14, 0x7FFF, 0x8002, 0xFFFF}) {
+  for (std::uint16_t t : std::initializer_list<std::uint16_t>{0, 17, 0x7FFF, 0x8002, 0xFFFF}) {
     bytes u = wire;
     set_u16(u, 8, t);
     expect_bad_request(u, header_length, "frame.type", 8);

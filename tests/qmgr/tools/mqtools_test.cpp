@@ -45,6 +45,11 @@ class mock_connection : public mqi::connection {
               (mqi::hobj, const std::vector<std::int32_t>&, const std::vector<std::int32_t>&,
                const std::vector<std::string>&),
               (override));
+  MOCK_METHOD(mqi::result<mqi::done>, begin, (), (override));
+  MOCK_METHOD(mqi::result<mqi::done>, callback,
+              (std::int32_t, const mqi::callback_descriptor&, mqi::hobj, const mqi::get_request&),
+              (override));
+  MOCK_METHOD(mqi::result<mqi::done>, control, (std::int32_t), (override));
   MOCK_METHOD(void, stop, (), (noexcept, override));
 };
 

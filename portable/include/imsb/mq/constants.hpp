@@ -340,6 +340,24 @@ inline constexpr std::int32_t MQRC_TRIGGER_CONTROL_ERROR = 2075;
 inline constexpr std::int32_t MQRC_TRIGGER_DEPTH_ERROR = 2076;
 inline constexpr std::int32_t MQRC_TRIGGER_MSG_PRIORITY_ERR = 2077;
 inline constexpr std::int32_t MQRC_TRIGGER_TYPE_ERROR = 2078;
+// MQCB / MQCTL and MQBEGIN [C] IBM's cmqc.h values; when each is given: IBM MQ, "MQCB - Manage callback"
+// (https://www.ibm.com/docs/SSFKSJ_9.4.0/refdev/q101720_.html), "MQCTL - Control callbacks"
+// (https://www.ibm.com/docs/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q101790_.html), "MQBEGIN - Begin unit of
+// work".
+inline constexpr std::int32_t MQRC_ENVIRONMENT_ERROR = 2012;
+inline constexpr std::int32_t MQRC_NO_EXTERNAL_PARTICIPANTS = 2121;
+inline constexpr std::int32_t MQRC_UOW_IN_PROGRESS = 2128;
+inline constexpr std::int32_t MQRC_CBD_ERROR = 2444;
+inline constexpr std::int32_t MQRC_NO_CALLBACKS_ACTIVE = 2446;
+inline constexpr std::int32_t MQRC_CALLBACK_NOT_REGISTERED = 2448;
+inline constexpr std::int32_t MQRC_CALLBACK_TYPE_ERROR = 2483;
+inline constexpr std::int32_t MQRC_CBD_OPTIONS_ERROR = 2484;
+inline constexpr std::int32_t MQRC_CALLBACK_ROUTINE_ERROR = 2486;
+inline constexpr std::int32_t MQRC_OPERATION_ERROR = 2488;
+inline constexpr std::int32_t MQRC_HCONN_ASYNC_ACTIVE = 2500;
+inline constexpr std::int32_t MQRC_CONNECTION_SUSPENDED = 2521;
+inline constexpr std::int32_t MQRC_CONNECTION_STOPPED = 2528;
+inline constexpr std::int32_t MQRC_OPERATION_NOT_ALLOWED = 2534;
 
 // --- MQPUT / MQOPEN / MQGET options: spec/mq.md §2.5 [C] -------------------------------------------
 inline constexpr std::int32_t MQPMO_NONE = 0x00000000;
@@ -462,6 +480,38 @@ inline constexpr std::int32_t MQTT_EVERY = 2;
 inline constexpr std::int32_t MQTT_DEPTH = 3;
 inline constexpr std::int32_t MQPL_ZOS = 1;
 inline constexpr std::int32_t MQPL_UNIX = 3;  // AIX, Linux and the other UNIX systems
+
+// MQCB and MQCTL [C] IBM's cmqc.h (MQOP_*, MQCBT_*, MQCBCT_*, MQCBDO_*, MQCS_*).
+inline constexpr std::int32_t MQOP_START = 0x00000001;
+inline constexpr std::int32_t MQOP_START_WAIT = 0x00000002;
+inline constexpr std::int32_t MQOP_STOP = 0x00000004;
+inline constexpr std::int32_t MQOP_REGISTER = 0x00000100;
+inline constexpr std::int32_t MQOP_DEREGISTER = 0x00000200;
+inline constexpr std::int32_t MQOP_SUSPEND = 0x00010000;
+inline constexpr std::int32_t MQOP_RESUME = 0x00020000;
+inline constexpr std::int32_t MQCBT_MESSAGE_CONSUMER = 0x00000001;
+inline constexpr std::int32_t MQCBT_EVENT_HANDLER = 0x00000002;
+inline constexpr std::int32_t MQCBCT_START_CALL = 1;
+inline constexpr std::int32_t MQCBCT_STOP_CALL = 2;
+inline constexpr std::int32_t MQCBCT_REGISTER_CALL = 3;
+inline constexpr std::int32_t MQCBCT_DEREGISTER_CALL = 4;
+inline constexpr std::int32_t MQCBCT_EVENT_CALL = 5;
+inline constexpr std::int32_t MQCBCT_MSG_REMOVED = 6;
+inline constexpr std::int32_t MQCBCT_MSG_NOT_REMOVED = 7;
+inline constexpr std::int32_t MQCBDO_NONE = 0x00000000;
+inline constexpr std::int32_t MQCBDO_START_CALL = 0x00000001;
+inline constexpr std::int32_t MQCBDO_STOP_CALL = 0x00000004;
+inline constexpr std::int32_t MQCBDO_REGISTER_CALL = 0x00000100;
+inline constexpr std::int32_t MQCBDO_DEREGISTER_CALL = 0x00000200;
+inline constexpr std::int32_t MQCBDO_FAIL_IF_QUIESCING = 0x00002000;
+inline constexpr std::int32_t MQCBDO_EVENT_CALL = 0x00004000;
+inline constexpr std::int32_t MQCS_NONE = 0;
+inline constexpr std::int32_t MQCS_SUSPENDED_TEMPORARY = 1;
+inline constexpr std::int32_t MQCS_SUSPENDED_USER_ACTION = 2;
+inline constexpr std::int32_t MQCS_SUSPENDED = 3;
+inline constexpr std::int32_t MQCS_STOPPED = 4;
+inline constexpr std::int32_t MQHO_NONE = 0;
+inline constexpr std::int32_t MQHO_UNUSABLE_HOBJ = -1;
 
 inline constexpr std::int32_t MQMO_NONE = 0x00000000;
 inline constexpr std::int32_t MQMO_MATCH_MSG_ID = 0x00000001;

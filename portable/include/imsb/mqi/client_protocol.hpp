@@ -1,7 +1,9 @@
 #pragma once
 // The client protocol [D]: how a program talks to a queue-manager daemon over its bindings socket (Unix)
 // or a TCP listener (optionally TLS). One request, then its one response, in turn, on one connection —
-// the MQI calls of connection.hpp, one frame each. A pure codec (STYLE.md "Boost.Beast"): it never
+// the MQI calls of connection.hpp, one frame each (one exception: the wake frame of a consumer's
+// dispatcher, below wait_for_change_request). MQCB and MQCTL run in the client, over gets and
+// wait_for_change. A pure codec (STYLE.md "Boost.Beast"): it never
 // touches a socket; the server and the client connection in qmgr/ move the bytes.
 //
 // Frame: a 12-byte header, then the body.
@@ -64,6 +66,9 @@ enum class frame_type : std::uint16_t {
   backout = 11,
   disconnect = 12,
   set = 13,
+  wait_for_change = 14,
+  wake = 15,
+  begin = 16,
   // responses: request type + 0x8000
   response_bit = 0x8000,
 };
@@ -115,13 +120,25 @@ struct set_request {
   std::vector<std::int32_t> int_attrs;
   std::vector<std::string> char_attrs;
 };
+// A consumer's dispatcher (MQCB / MQCTL, qmgr/src/async_consume.hpp): the queue manager's change mark now;
+// with wait != 0, once it differs from `mark` or a wake frame came. While a waiting wait_for_change is
+// outstanding — and only then — the client may send one wake frame before the response: the server then
+// answers the wait_for_change, then the wake (a plain response), in that order. The one exception to
+// one request, then its response.
+struct wait_for_change_request {
+  std::int32_t mark = 0;  // the mark's 32 bits
+  std::int32_t wait = 0;  // 0: answer at once
+};
+struct wake_request {};
+struct begin_request {};  // MQBEGIN over the bindings socket (a TCP client answers it itself)
 struct commit_request {};
 struct backout_request {};
 struct disconnect_request {};
 
-using request = std::variant<connect_request, open_request, close_request, put_request, put1_request,
-                             get_request_frame, inquire_request, inquire_objects_request, mqsc_request,
-                             commit_request, backout_request, disconnect_request, set_request>;
+using request =
+    std::variant<connect_request, open_request, close_request, put_request, put1_request, get_request_frame,
+                 inquire_request, inquire_objects_request, mqsc_request, commit_request, backout_request,
+                 disconnect_request, set_request, wait_for_change_request, wake_request, begin_request>;
 
 // ---- responses ----
 struct status {
@@ -158,17 +175,22 @@ struct mqsc_response {
   status st;
   mqsc_reply reply;  // u32 count of lines, the lines, i32 exit code
 };
-struct plain_response {  // close, commit, backout, disconnect, set
+struct plain_response {  // close, commit, backout, disconnect, set, wake, begin
   status st;
 };
+struct wait_for_change_response {
+  status st;
+  std::int32_t mark = 0;
+};
 
-using response = std::variant<connect_response, open_response, put_response, get_response, inquire_response,
-                              inquire_objects_response, mqsc_response, plain_response>;
+using response =
+    std::variant<connect_response, open_response, put_response, get_response, inquire_response,
+                 inquire_objects_response, mqsc_response, plain_response, wait_for_change_response>;
 
 // Whether a request can be sent, so that a client refuses it before encoding anything: an MQMD (put,
 // put1) of version 1 or 2, else MQRC_MD_ERROR (2026); a body of at most max_body_length bytes, else
 // MQRC_MSG_TOO_BIG_FOR_Q_MGR (2031). The error carries make_mqrc(MQRC_...) and the words [D].
-result<std::monostate> check_request(const request& req);
+result<done> check_request(const request& req);
 
 // Appends one whole frame. The request must pass check_request (asserted: a longer body).
 void encode_request(const request& req, bytes& out);

@@ -13,11 +13,13 @@
 // whose `detail` says what was wrong in words. A call that fails changes nothing (an MQPUT that fails
 // puts nothing; an MQGET that fails removes nothing).
 //
-// Not thread-safe but for stop(): one connection is one thread's, as an MQI hconn is [I]. Connections to
-// the same queue manager may be used from as many threads as there are connections.
+// Not thread-safe but for stop(), and MQCTL and MQDISC while consumption is started (callback() below):
+// one connection is one thread's, as an MQI hconn is [I]. Connections to the same queue manager may be
+// used from as many threads as there are connections.
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,7 +35,7 @@
 
 namespace imsb::mqi {
 
-using done = std::monostate;
+using imsb::done;
 using hobj = std::int32_t;
 
 // The MQRC of an error: its code's value when the code is of the mqrc category; MQRC_UNEXPECTED_ERROR
@@ -159,6 +161,32 @@ struct mqsc_reply {
   int exit_code = 0;               // runmqsc's: 0, or 10 when a command failed
 };
 
+// MQCBC: what a callback is called with [C] IBM MQ, "MQCBC - Callback context" (CallType, Hobj, CompCode,
+// Reason, State, DataLength).
+struct callback_context {
+  std::int32_t call_type = 0;   // MQCBCT_*
+  hobj handle = mq::MQHO_NONE;  // the consumer's; MQHO_NONE for the event handler
+  std::int32_t comp_code = mq::MQCC_OK;
+  std::int32_t reason = mq::MQRC_NONE;
+  std::int32_t state = mq::MQCS_NONE;  // MQCS_*: the consumer's after this call
+  std::size_t data_length = 0;         // MQCBCT_MSG_*: the whole message's length
+};
+
+class connection;
+// MQCB_FUNCTION: `conn` is the connection that runs the callback (calls on it from inside the callback are
+// allowed while consumption is started); `msg` the message for MQCBCT_MSG_REMOVED / MQCBCT_MSG_NOT_REMOVED,
+// else null.
+using callback_function =
+    std::function<void(connection& conn, const message* msg, const callback_context& ctx)>;
+
+// MQCBD: CallbackType (MQCBT_MESSAGE_CONSUMER or MQCBT_EVENT_HANDLER), Options (MQCBDO_REGISTER_CALL,
+// START_CALL, STOP_CALL, DEREGISTER_CALL, EVENT_CALL, FAIL_IF_QUIESCING) and the function.
+struct callback_descriptor {
+  std::int32_t callback_type = mq::MQCBT_MESSAGE_CONSUMER;
+  std::int32_t options = mq::MQCBDO_NONE;
+  callback_function function;
+};
+
 class connection {
  public:
   virtual ~connection() = default;
@@ -212,6 +240,41 @@ class connection {
 
   virtual result<done> commit() = 0;
   virtual result<done> backout() = 0;
+  // MQBEGIN: a unit of work coordinated by the queue manager with other resource managers. None take
+  // part here: MQCC_WARNING MQRC_NO_EXTERNAL_PARTICIPANTS (2121), and the unit of work is the one the
+  // syncpoint calls start anyway; MQRC_UOW_IN_PROGRESS (2128) when one is open; a client connection
+  // MQRC_ENVIRONMENT_ERROR (2012), as IBM's MQ client [C] IBM MQ, "MQBEGIN - Begin unit of work".
+  virtual result<done> begin() = 0;
+
+  // Asynchronous consume, IBM's MQCB and MQCTL [C] (the topics cited in constants.hpp): a waiter is woken
+  // by the message or the event it waits for, never by a timer. The bridge's MQI backend over IBM's own
+  // library can use the same calls: IBM documents MQCTL MQOP_START as unsupported only in CICS on z/OS
+  // and with IBM's non-threaded libraries, and MQCB_FUNCTION as unsupported in the IMS adapter [C] (the
+  // MQCTL and MQCB_FUNCTION topics); a z/OS started task on the batch/RRS adapter, threaded under
+  // Language Environment, is therefore expected to have them [I] — to be confirmed on z/OS.
+  //
+  // MQCB: `operation` MQOP_REGISTER (replaces a callback already on the handle), MQOP_DEREGISTER,
+  // MQOP_SUSPEND, MQOP_RESUME (REGISTER may carry SUSPEND or RESUME). A consumer is one per handle, opened
+  // for input (or browse, for MQGMO_BROWSE_* requests: MQRC_NOT_OPEN_FOR_INPUT / _BROWSE); it gets with
+  // `request` (MQGMO_WAIT and the wait interval are the dispatcher's, not the consumer's: a consumer waits
+  // until a message comes [D]). MQCBT_EVENT_HANDLER takes no handle and is called for what ends the whole
+  // consumption (the connection stopped, broken, the queue manager ending: MQCBCT_EVENT_CALL with the
+  // reason). MQRC_CALLBACK_TYPE_ERROR, MQRC_CBD_OPTIONS_ERROR, MQRC_CALLBACK_ROUTINE_ERROR (no function),
+  // MQRC_CALLBACK_NOT_REGISTERED, MQRC_OPERATION_ERROR for an operation word that is not one of these.
+  // A consumer whose get fails for a reason of its own (2016 GET_INHIBITED ...) is called with
+  // MQCBCT_EVENT_CALL, that reason and MQCS_SUSPENDED_USER_ACTION, and is suspended until MQOP_RESUME [D].
+  virtual result<done> callback(std::int32_t operation, const callback_descriptor& cbd, hobj handle,
+                                const get_request& request) = 0;
+  // MQCTL: MQOP_START (callbacks run on a thread of the connection's own; meanwhile the only calls other
+  // threads may make are MQCTL STOP / SUSPEND and MQDISC, which stops first — any other fails with
+  // MQRC_HCONN_ASYNC_ACTIVE 2500), MQOP_START_WAIT (callbacks run on the calling thread, which returns
+  // when a callback stops or suspends the connection: MQCC_WARNING MQRC_CONNECTION_SUSPENDED for
+  // suspend; MQRC_NO_CALLBACKS_ACTIVE when no consumer is registered and resumed), MQOP_STOP (from outside
+  // a callback: returns once the callback running has returned, and the STOP_CALLs made; from inside:
+  // takes effect when the callback returns), MQOP_SUSPEND, MQOP_RESUME. MQRC_OPERATION_NOT_ALLOWED for an
+  // operation the state does not allow (IBM's list: RESUME or SUSPEND when stopped, START when suspended,
+  // START_WAIT when started).
+  virtual result<done> control(std::int32_t operation) = 0;
   // Ends, from any thread, the wait of a get on this connection, now or later: that get and every later
   // call but MQDISC fail with MQRC_CONNECTION_STOPPING (2203); the waiter is woken by the stop, not by a
   // timer. The unit of work is backed out: over a socket the stop ends the connection as a program that

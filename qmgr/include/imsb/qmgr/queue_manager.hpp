@@ -94,6 +94,12 @@ class queue_manager {
 
   struct stats {
     std::uint64_t puts = 0, gets = 0, commits = 0, backouts = 0, expired = 0, reports = 0, dead_lettered = 0;
+    // Test hook [D]: why each MQGET that waited stopped waiting — a message it then got, its wait
+    // interval, or the connection stopped or broken — so that a test can tell a waiter woken by the put
+    // it waited for from one that only timed out.
+    struct wait_ends {
+      std::uint64_t message = 0, timeout = 0, stopped = 0;
+    } get_waits;
     recovery_log::stats log;
     recovered_state recovery;  // queues left empty; the counters of the start
   };

@@ -1,0 +1,95 @@
+#pragma once
+// Private to qmgr/src: MQCB and MQCTL (connection.hpp) for the queue manager's own backends, the
+// in-process connection (engine_connection.cpp) and the client connection (client_connection.cpp) [D].
+//
+// The dispatcher gets each consumer's messages with ordinary MQGETs without a wait, so every MQGMO
+// option means what it means for MQGET; when a whole pass over the consumers found nothing it waits for
+// the queue manager to change (a put, a commit, a queue altered: the engine's change mark) — or for a
+// wake(), which MQCTL STOP / SUSPEND and MQCB from another thread use — never for a timer. A mark read
+// before the pass makes the wait return at once when something changed during the pass, so no message
+// is missed between the pass and the wait.
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "imsb/mqi/connection.hpp"
+
+namespace imsb::qmgr::detail {
+
+// What a backend gives its dispatcher.
+class consume_backend {
+ public:
+  virtual ~consume_backend() = default;
+  // The queue manager's change mark now; with `wait`, first waits until it differs from `mark`, wake()
+  // was called (since the last wait that returned for it), or the connection can no longer be used (the
+  // next get says why).
+  virtual std::uint32_t wait_for_change(std::uint32_t mark, bool wait) = 0;
+  // Thread-safe: ends the current or next wait_for_change.
+  virtual void wake() noexcept = 0;
+  // MQCB's checks of the handle: open, and for input (or browse when the request browses).
+  virtual mqi::result<mqi::done> check_consumer(mqi::hobj handle, const mqi::get_request& request) = 0;
+  // The backend's MQGET, without the check that refuses other threads while consumption is started.
+  virtual mqi::result<mqi::message> consumer_get(mqi::hobj handle, const mqi::get_request& request) = 0;
+};
+
+class async_consume {
+ public:
+  // `conn` is what callbacks are given; `backend` does the work. Both outlive this.
+  async_consume(mqi::connection& conn, consume_backend& backend) : conn_(conn), be_(backend) {}
+  ~async_consume();
+  async_consume(const async_consume&) = delete;
+  async_consume& operator=(const async_consume&) = delete;
+
+  mqi::result<mqi::done> callback(std::int32_t operation, const mqi::callback_descriptor& cbd,
+                                  mqi::hobj handle, const mqi::get_request& request);
+  mqi::result<mqi::done> control(std::int32_t operation);
+
+  // For every other call: MQRC_HCONN_ASYNC_ACTIVE when consumption is started and the caller is not
+  // running a callback.
+  std::optional<decode_error> refuse(const char* call) const;
+  // MQDISC: from inside a callback MQRC_ENVIRONMENT_ERROR (as an error); else stops consumption and
+  // deregisters every callback (DEREGISTER_CALLs made), then the caller disconnects.
+  std::optional<decode_error> end_for_disconnect();
+  // The connection ends without MQDISC: the dispatch stops (no STOP_CALL or DEREGISTER_CALL) and its
+  // thread is joined. Not from a callback.
+  void halt() noexcept;
+  // MQCLOSE of `handle` (closed): its consumer is deregistered.
+  void closed(mqi::hobj handle);
+
+ private:
+  enum class state { stopped, started, suspended };
+  struct consumer {
+    mqi::callback_descriptor cbd;
+    mqi::get_request request;
+    bool suspended = false;  // MQCB SUSPEND, or suspended by an error of its own
+  };
+
+  bool on_dispatcher_thread() const;
+  void run();  // the dispatch loop: MQOP_START's thread, or MQOP_START_WAIT's caller
+  void call(const mqi::callback_descriptor& cbd, const mqi::message* msg, const mqi::callback_context& ctx);
+  void control_calls(std::int32_t call_type, std::int32_t option, std::int32_t reason);
+  void event(std::int32_t reason);  // mu_ not held
+  bool any_active() const;          // mu_ held
+  void join_thread();               // mu_ not held; not on the dispatcher thread
+
+  mqi::connection& conn_;
+  consume_backend& be_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;  // state changes, for a suspended dispatcher and MQCTL STOP's wait
+  state state_ = state::stopped;
+  bool start_wait_ = false;  // the dispatcher runs on MQOP_START_WAIT's caller
+  bool stop_requested_ = false;
+  bool suspend_requested_ = false;
+  bool running_ = false;  // run() is on its way
+  std::thread::id dispatcher_;
+  std::thread thread_;
+  std::map<mqi::hobj, consumer> consumers_;
+  std::optional<mqi::callback_descriptor> event_handler_;
+  std::int32_t ended_reason_ = 0;  // the dispatch ended because the connection can no longer be used
+};
+
+}  // namespace imsb::qmgr::detail
