@@ -16,11 +16,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -637,6 +639,54 @@ TEST_F(server_tls_test, client_certificate_or_password_over_tls) {
   auto plain = tcp(*port, "bob", "pw");
   ASSERT_FALSE(plain.ok());
   EXPECT_NE(error_log().find("IMB1203E"), std::string::npos) << error_log();
+}
+
+TEST_F(server_tls_test, a_consumer_over_tls_is_woken_by_a_put_and_by_mqctl) {
+  // MQCB over TLS: the dispatcher's wait is ended by a put (the server's answer) and by MQCTL SUSPEND
+  // and STOP from this thread (the wake frame, written by the dispatcher's own thread: one thread uses
+  // the SSL at a time).
+  if (!make_certs()) GTEST_SKIP() << "no openssl command to make test certificates";
+  restart_with_tls();
+  ASSERT_TRUE(credentials::set_password(credential_file(), "bob", "pw").ok());
+  mqsc(
+      "SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('bob') AUTHADD(CONNECT)\n"
+      "SET AUTHREC PROFILE(Q1) OBJTYPE(QUEUE) PRINCIPAL('bob') AUTHADD(GET,PUT)\n");
+  auto port = srv_->start_listener("TLS", "127.0.0.1", 0);
+  ASSERT_TRUE(port.ok()) << port.error().to_string();
+  auto bob = tls_client(*port, "bob", "pw", false);
+  ASSERT_TRUE(bob.ok()) << bob.error().to_string();
+  auto h = (*bob)->open({"Q1", ""}, mq::MQOO_INPUT_SHARED);
+  ASSERT_TRUE(h.ok()) << h.error().to_string();
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> got;
+  mqi::callback_descriptor cbd;
+  cbd.function = [&](mqi::connection&, const mqi::message* m, const mqi::callback_context&) {
+    const std::lock_guard<std::mutex> lock(mu);
+    if (m != nullptr) got.push_back(text_of(m->data));
+    cv.notify_all();
+  };
+  ASSERT_TRUE((*bob)->callback(mq::MQOP_REGISTER, cbd, h->handle, mqi::get_request{}).ok());
+  ASSERT_TRUE((*bob)->control(mq::MQOP_START).ok());
+  auto a = admin();
+  auto wait_for = [&](std::size_t n) {
+    std::unique_lock<std::mutex> lock(mu);
+    return cv.wait_for(lock, std::chrono::seconds(10), [&] { return got.size() >= n; });
+  };
+  put(*a, "Q1", "first", mq::MQPMO_NO_SYNCPOINT);
+  ASSERT_TRUE(wait_for(1));
+  ASSERT_TRUE((*bob)->control(mq::MQOP_SUSPEND).ok());
+  put(*a, "Q1", "second", mq::MQPMO_NO_SYNCPOINT);
+  ASSERT_TRUE((*bob)->control(mq::MQOP_RESUME).ok());
+  ASSERT_TRUE(wait_for(2));
+  ASSERT_TRUE((*bob)->control(mq::MQOP_STOP).ok());
+  // The stream is in step after the wake frames: plain calls work on.
+  put(**bob, "Q1", "third", mq::MQPMO_NO_SYNCPOINT);
+  auto m = (*bob)->get(h->handle, mqi::get_request{});
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  EXPECT_EQ(text_of(m->data), "third");
+  EXPECT_EQ(got, (std::vector<std::string>{"first", "second"}));
+  EXPECT_TRUE((*bob)->disconnect().ok());
 }
 
 }  // namespace
