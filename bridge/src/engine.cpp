@@ -30,6 +30,7 @@
 #include "imsb/mq/codes.hpp"
 #include "imsb/mq/constants.hpp"
 #include "imsb/mq/pcf.hpp"
+#include "imsb/mqi/admin.hpp"
 #include "imsb/otma/sense.hpp"
 #include "imsb/tpipe/protocol.hpp"
 #include "imsb/tpipe/resync.hpp"
@@ -2429,30 +2430,31 @@ result<mqi::done> engine_core::discover() {
   if (!own || !own_store)
     return decode_error{mq::make_mqrc(mq::MQRC_CONNECTION_BROKEN), "MQCONN", 0,
                         "the engine's connection is down"};
-  auto classes = own->inquire_objects("STGCLASS", "*");
+  // Administration (admin.hpp), not the message path: Inquire Storage Class, then Inquire Queue.
+  const auto admin = mqi::administration_over(*own);
+  auto classes = admin->inquire_storage_classes("*");
   if (!classes) return classes.error();
   struct stg {
     std::string group, member, passtkta;
   };
   std::map<std::string, stg> stgs;
-  for (const auto& o : *classes) {
-    stg s{detail::attr_value(o.attributes, "XCFGNAME"), detail::attr_value(o.attributes, "XCFMNAME"),
-          detail::attr_value(o.attributes, "PASSTKTA")};
-    if (!s.group.empty() && !s.member.empty()) stgs.emplace(o.name, s);
+  for (const auto& c : *classes) {
+    stg s{c.xcf_group_name, c.xcf_member_name, c.pass_ticket_appl};
+    if (!s.group.empty() && !s.member.empty()) stgs.emplace(c.name, s);
   }
-  auto queues = own->inquire_objects("QLOCAL", "*");
+  auto queues = admin->inquire_queues("*", mq::MQQT_LOCAL);
   if (!queues) return queues.error();
   std::vector<worker*> fresh;
   std::vector<partner*> fresh_partners;
   for (const auto& q : *queues) {
-    auto it = stgs.find(detail::attr_value(q.attributes, "STGCLASS"));
+    auto it = stgs.find(q.storage_class);
     if (it == stgs.end()) continue;
     const stg& s = it->second;
     std::unique_lock<std::mutex> lock(mu);
     if (worker* known = worker_for(q.name)) {
       // Outside `mu` (restart_queue prints); workers go only in quiesce, after this thread ended.
       lock.unlock();
-      known->observe_get(detail::attr_value(q.attributes, "GET") == "DISABLED");
+      known->observe_get(q.inhibit_get == mq::MQQA_GET_INHIBITED);
       continue;
     }
     if (refused.count(q.name) != 0) continue;

@@ -162,13 +162,4 @@ inline std::string trim(std::string s) {
   return s.substr(i);
 }
 
-// An attribute as DISPLAY shows it, without quotes and padding.
-inline std::string attr_value(const std::map<std::string, std::string>& attrs, const std::string& k) {
-  auto it = attrs.find(k);
-  if (it == attrs.end()) return {};
-  std::string v = it->second;
-  if (v.size() >= 2 && v.front() == '\'' && v.back() == '\'') v = v.substr(1, v.size() - 2);
-  return trim(v);
-}
-
 }  // namespace imsb::bridge::detail

@@ -9,6 +9,7 @@
 #include "imsb/mq/codes.hpp"
 #include "imsb/mq/constants.hpp"
 #include "imsb/mq/mqmd.hpp"
+#include "imsb/mqi/admin.hpp"
 
 namespace imsb::bridge {
 namespace {
@@ -53,9 +54,10 @@ result<mqi::done> state_store::open(bool define_if_missing) {
   if (!h && define_if_missing && is_mqrc(h.error(), mq::MQRC_UNKNOWN_OBJECT_NAME)) {
     // The embedded queue manager's case (state_store.hpp). Another connection may define it at the same
     // moment: its DEFINE then fails here, and the second open below tells whether the queue is there.
-    auto defined = conn_.mqsc("DEFINE QLOCAL(" + queue_name +
-                              ") DEFPSIST(YES) MAXDEPTH(999999999) "
-                              "DESCR('MQ-IMS bridge state records (imsbridge)')\n");
+    auto defined =
+        mqi::administration_over(conn_)->mqsc("DEFINE QLOCAL(" + queue_name +
+                                              ") DEFPSIST(YES) MAXDEPTH(999999999) "
+                                              "DESCR('MQ-IMS bridge state records (imsbridge)')\n");
     h = conn_.open(mqi::object_descriptor{queue_name, ""}, options);
     if (!h && !defined) return unusable(defined.error(), "DEFINE QLOCAL");
     if (!h && defined) {

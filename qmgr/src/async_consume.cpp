@@ -51,7 +51,13 @@ bool async_consume::any_active() const {
   return false;
 }
 
+void async_consume::set_state(state s) {
+  state_ = s;
+  started_.store(s == state::started, std::memory_order_release);
+}
+
 std::optional<decode_error> async_consume::refuse(const char* call) const {
+  if (!started_.load(std::memory_order_acquire)) return std::nullopt;
   std::lock_guard<std::mutex> lock(mu_);
   if (state_ == state::started && running_ && !on_dispatcher_thread())
     return mqrc(call, mq::MQRC_HCONN_ASYNC_ACTIVE,
@@ -184,7 +190,7 @@ mqi::result<mqi::done> async_consume::control(std::int32_t operation) {
         join_thread();
         lk.lock();
       }
-      state_ = state::started;
+      set_state(state::started);
       start_wait_ = false;
       stop_requested_ = suspend_requested_ = false;
       ended_reason_ = 0;
@@ -207,7 +213,7 @@ mqi::result<mqi::done> async_consume::control(std::int32_t operation) {
         join_thread();
         lk.lock();
       }
-      state_ = state::started;
+      set_state(state::started);
       start_wait_ = true;
       stop_requested_ = suspend_requested_ = false;
       ended_reason_ = 0;
@@ -224,7 +230,7 @@ mqi::result<mqi::done> async_consume::control(std::int32_t operation) {
       be_.wake();
       lk.lock();
       cv_.wait(lk, [this] { return !running_; });
-      state_ = state::stopped;
+      set_state(state::stopped);
       lk.unlock();
       if (!start_wait_) join_thread();
       return mqi::done{};
@@ -249,7 +255,7 @@ mqi::result<mqi::done> async_consume::control(std::int32_t operation) {
         suspend_requested_ = false;
         return mqi::done{};
       }
-      state_ = state::started;
+      set_state(state::started);
       cv_.notify_all();
       if (running_) return mqi::done{};  // MQOP_START's dispatcher goes on
       // MQOP_START_WAIT that returned suspended: the resume blocks as the START_WAIT did [C].
@@ -327,7 +333,7 @@ void async_consume::run() {
       std::unique_lock<std::mutex> lk(mu_);
       if (suspend_requested_ && !stop_requested_) {
         suspend_requested_ = false;
-        state_ = state::suspended;
+        set_state(state::suspended);
         cv_.notify_all();
       }
       if (state_ == state::suspended && !stop_requested_) {
@@ -400,7 +406,7 @@ void async_consume::run() {
   std::lock_guard<std::mutex> lock(mu_);
   running_ = false;
   dispatcher_ = std::thread::id();
-  if (!suspended_exit) state_ = state::stopped;
+  if (!suspended_exit) set_state(state::stopped);
   cv_.notify_all();
 }
 
@@ -417,7 +423,7 @@ std::optional<decode_error> async_consume::end_for_disconnect() {
     lk.lock();
     cv_.wait(lk, [this] { return !running_; });
   }
-  state_ = state::stopped;
+  set_state(state::stopped);
   std::vector<std::pair<mqi::hobj, mqi::callback_descriptor>> gone;
   if (event_handler_) gone.emplace_back(mq::MQHO_NONE, *event_handler_);
   for (const auto& [h, c] : consumers_) gone.emplace_back(h, c.cbd);

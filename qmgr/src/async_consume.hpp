@@ -9,6 +9,7 @@
 // before the pass makes the wait return at once when something changed during the pass, so no message
 // is missed between the pass and the wait.
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -81,6 +82,10 @@ class async_consume {
   mutable std::mutex mu_;
   std::condition_variable cv_;  // state changes, for a suspended dispatcher and MQCTL STOP's wait
   state state_ = state::stopped;
+  // state_ == started while a dispatch runs, readable without mu_: refuse()'s fast path on every MQI call
+  // of a connection that never consumes asynchronously.
+  std::atomic<bool> started_{false};
+  void set_state(state s);   // mu_ held
   bool start_wait_ = false;  // the dispatcher runs on MQOP_START_WAIT's caller
   bool stop_requested_ = false;
   bool suspend_requested_ = false;

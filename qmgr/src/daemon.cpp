@@ -53,6 +53,7 @@
 #include "client_connection.hpp"
 #include "imsb/core/messages.hpp"
 #include "imsb/mq/codes.hpp"
+#include "imsb/mqi/admin.hpp"
 #include "imsb/objects/object.hpp"
 #include "imsb/qmgr/connect.hpp"
 #include "imsb/qmgr/control.hpp"
@@ -468,7 +469,7 @@ int run_daemon(const daemon_config& cfg, start_reporter& report) {
       std::ifstream f(startup, std::ios::binary);
       std::stringstream script;
       script << f.rdbuf();
-      auto reply = (*conn)->mqsc(script.str());
+      auto reply = mqi::administration_over(**conn)->mqsc(script.str());
       if (!reply) {
         qm->log_error(
             line(msg::IMB1227W, "Startup MQSC " + startup.string() + ": " + reason_text(reply.error())));
@@ -482,7 +483,7 @@ int run_daemon(const daemon_config& cfg, start_reporter& report) {
     }
     for (const auto* rec : catalog->list(objects::object_family::listener)) {
       if (rec->text("CONTROL") != "QMGR") continue;
-      auto reply = (*conn)->mqsc("START LISTENER('" + rec->name + "')\n");
+      auto reply = mqi::administration_over(**conn)->mqsc("START LISTENER('" + rec->name + "')\n");
       if (!reply || reply->exit_code != 0) {
         std::string why =
             reply ? (reply->lines.empty() ? std::string() : reply->lines.back()) : reason_text(reply.error());
@@ -904,7 +905,7 @@ int runmqlsr_body(const std::vector<std::string>& args, std::ostream& out, std::
   std::string define = "DEFINE LISTENER('" + lsr + "') TRPTYPE(TCP) PORT(" + std::to_string(port) + ")";
   if (address) define += " IPADDR('" + *address + "')";  // checked: no quote can be in it
   define += " CONTROL(MANUAL) REPLACE\nSTART LISTENER('" + lsr + "')\n";
-  auto started = (*conn)->mqsc(define);
+  auto started = mqi::administration_over(**conn)->mqsc(define);
   if (!started || started->exit_code != 0) {
     say(err, msg::IMB1230E,
         "Listener " + lsr + " of queue manager " + store->name() +
@@ -930,7 +931,8 @@ int runmqlsr_body(const std::vector<std::string>& args, std::ostream& out, std::
     if (!store->locked_by_other()) break;  // the queue manager ended: so does its listener
   }
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  if (store->locked_by_other()) (void)(*conn)->mqsc("STOP LISTENER('" + lsr + "')\n");
+  if (store->locked_by_other())
+    (void)mqi::administration_over(**conn)->mqsc("STOP LISTENER('" + lsr + "')\n");
   (void)(*conn)->disconnect();
   return exit_code::ok;
 }
@@ -1090,7 +1092,7 @@ int runmqsc_running(const fs::path& prefix, const std::string& qmgr_name,
     return l.compare(j, 2, " :") == 0 || (j == i && l[i] == ':');
   };
   const auto send = [&](const std::string& script) -> bool {
-    auto reply = (*conn)->mqsc(script);
+    auto reply = mqi::administration_over(**conn)->mqsc(script);
     if (!reply) {
       say(err, msg::IMB1240E,
           "Queue manager " + qmgr_name + " refused the MQSC commands: " + reason_text(reply.error()) + ".");

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include "conformance_env.hpp"
 #include "imsb/mq/constants.hpp"
+#include "imsb/mqi/admin.hpp"
 
 namespace imsb::conformance {
 namespace {
@@ -1016,6 +1018,57 @@ TYPED_TEST(mqi_conformance, mqbegin_without_other_participants) {
   EXPECT_EQ(this->rc(this->c().begin()), mq::MQRC_UOW_IN_PROGRESS);
   ASSERT_TRUE(this->c().backout().ok());
   EXPECT_EQ(this->depth("Q1"), 0);
+}
+
+// ---- administration apart (admin.hpp) -----------------------------------------------------------------
+
+TYPED_TEST(mqi_conformance, administration_inquires_storage_classes_and_queues_by_pcf_parameter) {
+  auto owner = this->env_.in_process();
+  ASSERT_TRUE(owner.ok()) << owner.error().to_string();
+  auto defined = mqi::administration_over(**owner)->mqsc(
+      "DEFINE STGCLASS(IMSSC) XCFGNAME(XCFGRP1) XCFMNAME(IMSA) PASSTKTA(APPL1)\n"
+      "DEFINE QLOCAL(BRIDGE.Q) STGCLASS(IMSSC) GET(DISABLED)\n");
+  ASSERT_TRUE(defined.ok()) << defined.error().to_string();
+  ASSERT_EQ(defined->exit_code, 0) << [&] {
+    std::string all;
+    for (const auto& l : defined->lines) all += l + "\n";
+    return all;
+  }();
+  (void)(*owner)->disconnect();
+
+  auto admin = mqi::administration_over(this->c());
+  auto bridge_queues = admin->inquire_queues("BRIDGE.*", mq::MQQT_LOCAL);
+  ASSERT_TRUE(bridge_queues.ok()) << bridge_queues.error().to_string();
+  ASSERT_EQ(bridge_queues->size(), 1u);
+  EXPECT_EQ(bridge_queues->at(0).name, "BRIDGE.Q");
+  EXPECT_EQ(bridge_queues->at(0).type, mq::MQQT_LOCAL);
+  EXPECT_EQ(bridge_queues->at(0).storage_class, "IMSSC");
+  EXPECT_EQ(bridge_queues->at(0).inhibit_get, mq::MQQA_GET_INHIBITED);
+  EXPECT_EQ(bridge_queues->at(0).inhibit_put, mq::MQQA_PUT_ALLOWED);
+  auto all = admin->inquire_queues("*", mq::MQQT_ALL);
+  ASSERT_TRUE(all.ok()) << all.error().to_string();
+  std::map<std::string, std::int32_t> types;
+  for (const auto& q : *all) types[q.name] = q.type;
+  EXPECT_EQ(types["ALIAS.Q1"], mq::MQQT_ALIAS);
+  EXPECT_EQ(types["REMOTE.Q"], mq::MQQT_REMOTE);
+  EXPECT_EQ(types["MODEL.Q"], mq::MQQT_MODEL);
+  EXPECT_EQ(types["Q1"], mq::MQQT_LOCAL);
+  auto bad = admin->inquire_queues("*", 99);
+  EXPECT_EQ(bad.reason(), mq::MQRC_Q_TYPE_ERROR);
+  auto classes = admin->inquire_storage_classes("IMS*");
+  ASSERT_TRUE(classes.ok()) << classes.error().to_string();
+  if (std::is_same_v<TypeParam, tcp_client>) {
+    // An object is listed with INQ authority on it, and AUTHREC grants none on a storage class (a z/OS
+    // object, which IBM's distributed AUTHREC does not know): the TCP user, who administers nothing,
+    // sees none.
+    EXPECT_TRUE(classes->empty());
+    return;
+  }
+  ASSERT_EQ(classes->size(), 1u);
+  EXPECT_EQ(classes->at(0).name, "IMSSC");
+  EXPECT_EQ(classes->at(0).xcf_group_name, "XCFGRP1");
+  EXPECT_EQ(classes->at(0).xcf_member_name, "IMSA");
+  EXPECT_EQ(classes->at(0).pass_ticket_appl, "APPL1");
 }
 
 }  // namespace

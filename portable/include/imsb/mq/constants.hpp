@@ -465,6 +465,7 @@ inline constexpr std::int32_t MQQT_LOCAL = 1;
 inline constexpr std::int32_t MQQT_MODEL = 2;
 inline constexpr std::int32_t MQQT_ALIAS = 3;
 inline constexpr std::int32_t MQQT_REMOTE = 6;
+inline constexpr std::int32_t MQQT_ALL = 1001;  // Inquire Queue: every type
 inline constexpr std::int32_t MQQA_GET_ALLOWED = 0;
 inline constexpr std::int32_t MQQA_GET_INHIBITED = 1;
 inline constexpr std::int32_t MQQA_PUT_ALLOWED = 0;

@@ -228,9 +228,11 @@ class connection {
                            const std::vector<std::int32_t>& int_attrs,
                            const std::vector<std::string>& char_attrs) = 0;
 
-  // DISPLAY-like listing: objects of an MQSC type word ("QLOCAL", "QUEUE", "STGCLASS" ...) whose name
-  // matches `generic` ("*", "ABC*", or a name). Needs INQ authority on each object listed. Administration
-  // (runmqsc, the bridge's discovery of storage classes), not the message path.
+  // The transport of mqi::administration (admin.hpp), which is what programs administer through; the
+  // message path never calls these two. DISPLAY-like listing: objects of an MQSC type word ("QLOCAL",
+  // "QUEUE", "STGCLASS" ...) whose name matches `generic` ("*", "ABC*", or a name). Needs INQ authority on
+  // each object listed. Administration (runmqsc, the bridge's discovery of storage classes), not the message
+  // path.
   virtual result<std::vector<object_attributes>> inquire_objects(const std::string& type,
                                                                  const std::string& generic) = 0;
   // MQSC commands (runmqsc's text) applied to the running queue manager, which saves its catalog
