@@ -393,6 +393,19 @@ class client_connection final : public mqi::connection, public consume_backend {
     }
     return plain(wire::begin_request{}, "MQBEGIN");
   }
+  // MQSTAT answered here: no asynchronous put to count; a TCP client is connected, never reconnecting.
+  mqi::result<mqi::status_report> stat(std::int32_t type) override {
+    if (auto gone = unusable("MQSTAT")) return *gone;
+    if (auto busy = consume_.refuse("MQSTAT")) return *busy;
+    if (type == mq::MQSTAT_TYPE_ASYNC_ERROR) return mqi::status_report{};
+    if (type == mq::MQSTAT_TYPE_RECONNECTION || type == mq::MQSTAT_TYPE_RECONNECTION_ERROR) {
+      if (tcp_) return mqi::status_report{};
+      return decode_error{mq::make_mqrc(mq::MQRC_ENVIRONMENT_ERROR), "MQSTAT", 0,
+                          "reconnection status is for client connections, not the bindings socket"};
+    }
+    return decode_error{mq::make_mqrc(mq::MQRC_STAT_TYPE_ERROR), "MQSTAT", 0,
+                        "Type " + std::to_string(type) + " is not MQSTAT_TYPE_*"};
+  }
   mqi::result<mqi::done> callback(std::int32_t operation, const mqi::callback_descriptor& cbd,
                                   mqi::hobj handle, const mqi::get_request& request) override {
     if (auto gone = unusable("MQCB")) return *gone;

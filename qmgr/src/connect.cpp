@@ -195,6 +195,7 @@ class local_connection final : public mqi::connection {
     return inner_->set(h, s, i, c);
   }
   mqi::result<mqi::done> begin() override { return inner_->begin(); }
+  mqi::result<mqi::status_report> stat(std::int32_t type) override { return inner_->stat(type); }
   mqi::result<mqi::done> callback(std::int32_t op, const mqi::callback_descriptor& cbd, mqi::hobj h,
                                   const mqi::get_request& r) override {
     return inner_->callback(op, cbd, h, r);

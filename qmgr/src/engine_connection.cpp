@@ -177,6 +177,16 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
         "no other resource manager takes part: the unit of work is the queue manager's alone");
   }
 
+  mqi::result<mqi::status_report> stat(std::int32_t type) override {
+    std::unique_lock<std::mutex> lk(e_->mu);
+    if (auto bad = check("MQSTAT")) return *bad;
+    if (type == mq::MQSTAT_TYPE_ASYNC_ERROR) return mqi::status_report{};
+    if (type == mq::MQSTAT_TYPE_RECONNECTION || type == mq::MQSTAT_TYPE_RECONNECTION_ERROR)
+      return mqi_error("MQSTAT", mq::MQRC_ENVIRONMENT_ERROR, "reconnection status is for client connections");
+    return mqi_error("MQSTAT", mq::MQRC_STAT_TYPE_ERROR,
+                     "Type " + std::to_string(type) + " is not MQSTAT_TYPE_*");
+  }
+
   mqi::result<mqi::done> callback(std::int32_t operation, const mqi::callback_descriptor& cbd,
                                   mqi::hobj handle, const mqi::get_request& request) override {
     {

@@ -1,6 +1,7 @@
 // The MQI contract's checklist (connection.hpp), one typed test each, run on every backend: in-process,
 // bindings socket, TCP client. A test names the MQI rule it checks; reasons are IBM's (cmqc.h [C]).
-// What the contract does not take yet (MQSTAT) is not here: it comes with that call.
+// Exception reports are not here: no MQI call of the queue manager makes one (the bridge and, later, the
+// channels' MCAs do, each tested where it is).
 
 #include <gtest/gtest.h>
 
@@ -1018,6 +1019,23 @@ TYPED_TEST(mqi_conformance, mqbegin_without_other_participants) {
   EXPECT_EQ(this->rc(this->c().begin()), mq::MQRC_UOW_IN_PROGRESS);
   ASSERT_TRUE(this->c().backout().ok());
   EXPECT_EQ(this->depth("Q1"), 0);
+}
+
+TYPED_TEST(mqi_conformance, mqstat_reports_no_asynchronous_put_and_reconnection_for_clients_only) {
+  auto async = this->c().stat(mq::MQSTAT_TYPE_ASYNC_ERROR);
+  ASSERT_TRUE(async.ok()) << async.error().to_string();
+  EXPECT_EQ(async.completion_code(), mq::MQCC_OK);
+  EXPECT_EQ(async->reason, mq::MQRC_NONE);
+  EXPECT_EQ(async->put_success_count + async->put_warning_count + async->put_failure_count, 0);
+  auto reconnection = this->c().stat(mq::MQSTAT_TYPE_RECONNECTION);
+  if (std::is_same_v<TypeParam, tcp_client>) {
+    ASSERT_TRUE(reconnection.ok()) << reconnection.error().to_string();
+    EXPECT_EQ(reconnection->comp_code, mq::MQCC_OK);  // connected, not reconnecting
+    EXPECT_EQ(reconnection->reason, mq::MQRC_NONE);
+  } else {
+    EXPECT_EQ(reconnection.reason(), mq::MQRC_ENVIRONMENT_ERROR);
+  }
+  EXPECT_EQ(this->c().stat(7).reason(), mq::MQRC_STAT_TYPE_ERROR);
 }
 
 // ---- administration apart (admin.hpp) -----------------------------------------------------------------

@@ -39,6 +39,7 @@ enum class mqi_call {
   backout,
   disconnect,
   begin,
+  stat,
   callback,
   control
 };
@@ -174,6 +175,9 @@ class faulting_connection final : public mqi::connection {
   }
   mqi::result<mqi::done> begin() override {
     return run<mqi::done>(info(mqi_call::begin), "MQBEGIN", [&] { return inner_->begin(); });
+  }
+  mqi::result<mqi::status_report> stat(std::int32_t type) override {
+    return run<mqi::status_report>(info(mqi_call::stat), "MQSTAT", [&] { return inner_->stat(type); });
   }
   // The callbacks are the inner connection's: they are given it, and their calls are not faulted.
   mqi::result<mqi::done> callback(std::int32_t op, const mqi::callback_descriptor& cbd, mqi::hobj h,

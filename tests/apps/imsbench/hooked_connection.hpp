@@ -58,6 +58,7 @@ class hooked_connection : public mqi::connection {
     return c_->set(h, s, i, c);
   }
   mqi::result<mqi::done> begin() override { return c_->begin(); }
+  mqi::result<mqi::status_report> stat(std::int32_t type) override { return c_->stat(type); }
   mqi::result<mqi::done> callback(std::int32_t op, const mqi::callback_descriptor& cbd, mqi::hobj h,
                                   const mqi::get_request& g) override {
     return c_->callback(op, cbd, h, g);

@@ -46,6 +46,7 @@ class mock_connection : public mqi::connection {
                const std::vector<std::string>&),
               (override));
   MOCK_METHOD(mqi::result<mqi::done>, begin, (), (override));
+  MOCK_METHOD(mqi::result<mqi::status_report>, stat, (std::int32_t), (override));
   MOCK_METHOD(mqi::result<mqi::done>, callback,
               (std::int32_t, const mqi::callback_descriptor&, mqi::hobj, const mqi::get_request&),
               (override));

@@ -358,6 +358,7 @@ inline constexpr std::int32_t MQRC_HCONN_ASYNC_ACTIVE = 2500;
 inline constexpr std::int32_t MQRC_CONNECTION_SUSPENDED = 2521;
 inline constexpr std::int32_t MQRC_CONNECTION_STOPPED = 2528;
 inline constexpr std::int32_t MQRC_OPERATION_NOT_ALLOWED = 2534;
+inline constexpr std::int32_t MQRC_STAT_TYPE_ERROR = 2430;
 
 // --- MQPUT / MQOPEN / MQGET options: spec/mq.md §2.5 [C] -------------------------------------------
 inline constexpr std::int32_t MQPMO_NONE = 0x00000000;
@@ -511,6 +512,11 @@ inline constexpr std::int32_t MQCS_SUSPENDED_TEMPORARY = 1;
 inline constexpr std::int32_t MQCS_SUSPENDED_USER_ACTION = 2;
 inline constexpr std::int32_t MQCS_SUSPENDED = 3;
 inline constexpr std::int32_t MQCS_STOPPED = 4;
+// MQSTAT [C] IBM's cmqc.h; IBM MQ, "MQSTAT - Retrieve status information"
+// (https://www.ibm.com/docs/SSFKSJ_9.4.0/refdev/q101920_.html).
+inline constexpr std::int32_t MQSTAT_TYPE_ASYNC_ERROR = 0;
+inline constexpr std::int32_t MQSTAT_TYPE_RECONNECTION = 1;
+inline constexpr std::int32_t MQSTAT_TYPE_RECONNECTION_ERROR = 2;
 inline constexpr std::int32_t MQHO_NONE = 0;
 inline constexpr std::int32_t MQHO_UNUSABLE_HOBJ = -1;
 

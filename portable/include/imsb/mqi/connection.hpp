@@ -172,6 +172,18 @@ struct callback_context {
   std::size_t data_length = 0;         // MQCBCT_MSG_*: the whole message's length
 };
 
+// MQSTS: what MQSTAT reports [C] IBM MQ, "MQSTS - Status reporting structure".
+struct status_report {
+  std::int32_t comp_code = mq::MQCC_OK;  // of the operation reported on
+  std::int32_t reason = mq::MQRC_NONE;
+  std::int32_t put_success_count = 0;  // MQSTAT_TYPE_ASYNC_ERROR: asynchronous puts since the last MQSTAT
+  std::int32_t put_warning_count = 0;
+  std::int32_t put_failure_count = 0;
+  std::int32_t object_type = mq::MQOT_Q;
+  std::string object_name;
+  std::string object_qmgr_name;
+};
+
 class connection;
 // MQCB_FUNCTION: `conn` is the connection that runs the callback (calls on it from inside the callback are
 // allowed while consumption is started); `msg` the message for MQCBCT_MSG_REMOVED / MQCBCT_MSG_NOT_REMOVED,
@@ -247,6 +259,13 @@ class connection {
   // syncpoint calls start anyway; MQRC_UOW_IN_PROGRESS (2128) when one is open; a client connection
   // MQRC_ENVIRONMENT_ERROR (2012), as IBM's MQ client [C] IBM MQ, "MQBEGIN - Begin unit of work".
   virtual result<done> begin() = 0;
+
+  // MQSTAT: MQSTAT_TYPE_ASYNC_ERROR reports the asynchronous puts since the last MQSTAT — none here
+  // (MQPMO_ASYNC_RESPONSE is refused as an unknown option [D]), so zero counts and MQRC_NONE;
+  // MQSTAT_TYPE_RECONNECTION and _RECONNECTION_ERROR are for client connections only, others fail with
+  // MQRC_ENVIRONMENT_ERROR [C] (a TCP client, which never reconnects here, reports MQCC_OK, MQRC_NONE);
+  // another type MQRC_STAT_TYPE_ERROR.
+  virtual result<status_report> stat(std::int32_t type) = 0;
 
   // Asynchronous consume, IBM's MQCB and MQCTL [C] (the topics cited in constants.hpp): a waiter is woken
   // by the message or the event it waits for, never by a timer. The bridge's MQI backend over IBM's own
