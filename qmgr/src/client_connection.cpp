@@ -605,8 +605,11 @@ class client_connection final : public mqi::connection, public consume_backend {
   }
 
   decode_error broken(const char* call_name, const std::string& why) {
-    broken_ = true;
-    broken_detail_ = why;
+    // The detail first and once: MQCTL from another thread reads it once broken_ is set (unusable()).
+    if (!broken_) {
+      broken_detail_ = why;
+      broken_ = true;
+    }
     if (stopped_) return stopped_error(call_name);  // the stop shut the socket: that is why it broke
     if (s_) s_->shutdown();
     return decode_error{mq::make_mqrc(mq::MQRC_CONNECTION_BROKEN), call_name, 0,
