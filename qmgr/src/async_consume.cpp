@@ -113,7 +113,14 @@ mqi::result<mqi::done> async_consume::callback(std::int32_t operation, const mqi
                   "MQCBD Options " + std::to_string(cbd.options) + " has bits that are not MQCBDO_*");
     if (!cbd.function) return mqrc("MQCB", mq::MQRC_CALLBACK_ROUTINE_ERROR, "the MQCBD gives no function");
     if (!event_handler) {
-      if (auto ok = be_.check_consumer(handle, request); !ok) return ok.error();
+      auto oo = be_.open_options(handle);
+      if (!oo) return oo.error();
+      constexpr std::int32_t input =
+          mq::MQOO_INPUT_AS_Q_DEF | mq::MQOO_INPUT_SHARED | mq::MQOO_INPUT_EXCLUSIVE;
+      if (browses(request) && (*oo & mq::MQOO_BROWSE) == 0)
+        return mqrc("MQCB", mq::MQRC_NOT_OPEN_FOR_BROWSE, "the queue was not opened with MQOO_BROWSE");
+      if (!browses(request) && (*oo & input) == 0)
+        return mqrc("MQCB", mq::MQRC_NOT_OPEN_FOR_INPUT, "the queue was not opened for input");
     }
     mqi::callback_descriptor registered = cbd;
     {
@@ -174,6 +181,25 @@ void async_consume::join_thread() {
   if (thread_.joinable()) thread_.join();
 }
 
+void async_consume::begin_dispatch(std::unique_lock<std::mutex>& lk, bool on_caller) {
+  if (thread_.joinable()) {  // a dispatcher that ended by itself (running_ is false: stopped)
+    lk.unlock();
+    join_thread();
+    lk.lock();
+  }
+  set_state(state::started);
+  start_wait_ = on_caller;
+  stop_requested_ = suspend_requested_ = false;
+  ended_reason_ = 0;
+  running_ = true;
+  if (on_caller) {
+    dispatcher_ = std::this_thread::get_id();
+  } else {
+    thread_ = std::thread([this] { run(); });
+    dispatcher_ = thread_.get_id();
+  }
+}
+
 mqi::result<mqi::done> async_consume::control(std::int32_t operation) {
   std::unique_lock<std::mutex> lk(mu_);
   const bool inside = on_dispatcher_thread();
@@ -185,18 +211,7 @@ mqi::result<mqi::done> async_consume::control(std::int32_t operation) {
         stop_requested_ = false;  // from a callback: cancels a STOP issued before [C] the MQCTL topic
         return mqi::done{};
       }
-      if (!running_ && thread_.joinable()) {  // a dispatcher that ended by itself
-        lk.unlock();
-        join_thread();
-        lk.lock();
-      }
-      set_state(state::started);
-      start_wait_ = false;
-      stop_requested_ = suspend_requested_ = false;
-      ended_reason_ = 0;
-      running_ = true;
-      thread_ = std::thread([this] { run(); });
-      dispatcher_ = thread_.get_id();
+      begin_dispatch(lk, false);
       return mqi::done{};
     }
     case mq::MQOP_START_WAIT: {
@@ -208,17 +223,7 @@ mqi::result<mqi::done> async_consume::control(std::int32_t operation) {
                                              : "the connection is suspended: MQOP_RESUME it");
       if (!any_active())
         return mqrc("MQCTL", mq::MQRC_NO_CALLBACKS_ACTIVE, "no consumer is registered and resumed");
-      if (thread_.joinable()) {
-        lk.unlock();
-        join_thread();
-        lk.lock();
-      }
-      set_state(state::started);
-      start_wait_ = true;
-      stop_requested_ = suspend_requested_ = false;
-      ended_reason_ = 0;
-      running_ = true;
-      dispatcher_ = std::this_thread::get_id();
+      begin_dispatch(lk, true);
       break;  // runs below, on this thread
     }
     case mq::MQOP_STOP: {
@@ -231,8 +236,9 @@ mqi::result<mqi::done> async_consume::control(std::int32_t operation) {
       lk.lock();
       cv_.wait(lk, [this] { return !running_; });
       set_state(state::stopped);
+      const bool own_thread = !start_wait_;  // read under mu_
       lk.unlock();
-      if (!start_wait_) join_thread();
+      if (own_thread) join_thread();
       return mqi::done{};
     }
     case mq::MQOP_SUSPEND: {

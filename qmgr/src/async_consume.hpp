@@ -31,8 +31,8 @@ class consume_backend {
   virtual std::uint32_t wait_for_change(std::uint32_t mark, bool wait) = 0;
   // Thread-safe: ends the current or next wait_for_change.
   virtual void wake() noexcept = 0;
-  // MQCB's checks of the handle: open, and for input (or browse when the request browses).
-  virtual mqi::result<mqi::done> check_consumer(mqi::hobj handle, const mqi::get_request& request) = 0;
+  // The MQOO options `handle` was opened with, for MQCB's checks; MQRC_HOBJ_ERROR when it is not open.
+  virtual mqi::result<std::int32_t> open_options(mqi::hobj handle) = 0;
   // The backend's MQGET, without the check that refuses other threads while consumption is started.
   virtual mqi::result<mqi::message> consumer_get(mqi::hobj handle, const mqi::get_request& request) = 0;
 };
@@ -76,6 +76,9 @@ class async_consume {
   void event(std::int32_t reason);  // mu_ not held
   bool any_active() const;          // mu_ held
   void join_thread();               // mu_ not held; not on the dispatcher thread
+  // MQOP_START / START_WAIT from the stopped state: joins a dispatcher that ended by itself and marks the
+  // dispatch started, on a thread of its own or (`on_caller`) the caller's. `lk` holds mu_.
+  void begin_dispatch(std::unique_lock<std::mutex>& lk, bool on_caller);
 
   mqi::connection& conn_;
   consume_backend& be_;

@@ -419,8 +419,8 @@ class client_connection final : public mqi::connection, public consume_backend {
   // consume_backend. The dispatcher's thread is the only one that uses the socket while consumption is
   // started; another thread's wake() reaches it through wake_fd_, and it sends the wake frame itself.
   std::uint32_t wait_for_change(std::uint32_t mark, bool wait) override {
-    const wire::request req = wire::wait_for_change_request{static_cast<std::int32_t>(mark), wait ? 1 : 0};
     if (unusable("MQCTL") || !s_) return mark;
+    const wire::request req = wire::wait_for_change_request{static_cast<std::int32_t>(mark), wait ? 1 : 0};
     if (wait || margin_ms_ <= 0) {
       s_->set_deadline(std::nullopt);  // as a get that waits without limit: keepalive decides
     } else {
@@ -453,21 +453,12 @@ class client_connection final : public mqi::connection, public consume_backend {
     const std::uint64_t one = 1;
     (void)!::write(wake_fd_, &one, sizeof one);
   }
-  mqi::result<mqi::done> check_consumer(mqi::hobj handle, const mqi::get_request& request) override {
+  mqi::result<std::int32_t> open_options(mqi::hobj handle) override {
     auto it = opened_.find(handle);
     if (it == opened_.end())
       return decode_error{mq::make_mqrc(mq::MQRC_HOBJ_ERROR), "MQCB", 0,
                           "handle " + std::to_string(handle) + " is not open"};
-    const bool browse = (request.options & (mq::MQGMO_BROWSE_FIRST | mq::MQGMO_BROWSE_NEXT |
-                                            mq::MQGMO_BROWSE_MSG_UNDER_CURSOR)) != 0;
-    constexpr std::int32_t input = mq::MQOO_INPUT_AS_Q_DEF | mq::MQOO_INPUT_SHARED | mq::MQOO_INPUT_EXCLUSIVE;
-    if (browse && (it->second & mq::MQOO_BROWSE) == 0)
-      return decode_error{mq::make_mqrc(mq::MQRC_NOT_OPEN_FOR_BROWSE), "MQCB", 0,
-                          "the queue was not opened with MQOO_BROWSE"};
-    if (!browse && (it->second & input) == 0)
-      return decode_error{mq::make_mqrc(mq::MQRC_NOT_OPEN_FOR_INPUT), "MQCB", 0,
-                          "the queue was not opened for input"};
-    return mqi::done{};
+    return it->second;
   }
   mqi::result<mqi::message> consumer_get(mqi::hobj handle, const mqi::get_request& request) override {
     return get(handle, request);

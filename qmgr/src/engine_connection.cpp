@@ -226,19 +226,13 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
     c_->woken = true;
     e_->cv.notify_all();
   }
-  mqi::result<mqi::done> check_consumer(mqi::hobj handle, const mqi::get_request& request) override {
+  mqi::result<std::int32_t> open_options(mqi::hobj handle) override {
     std::unique_lock<std::mutex> lk(e_->mu);
     if (auto bad = check("MQCB")) return *bad;
     auto it = c_->handles.find(handle);
     if (it == c_->handles.end())
       return mqi_error("MQCB", mq::MQRC_HOBJ_ERROR, "handle " + std::to_string(handle) + " is not open");
-    const bool browse = (request.options & (mq::MQGMO_BROWSE_FIRST | mq::MQGMO_BROWSE_NEXT |
-                                            mq::MQGMO_BROWSE_MSG_UNDER_CURSOR)) != 0;
-    if (browse && (it->second.options & mq::MQOO_BROWSE) == 0)
-      return mqi_error("MQCB", mq::MQRC_NOT_OPEN_FOR_BROWSE, "the queue was not opened with MQOO_BROWSE");
-    if (!browse && !it->second.input)
-      return mqi_error("MQCB", mq::MQRC_NOT_OPEN_FOR_INPUT, "the queue was not opened for input");
-    return mqi::done{};
+    return it->second.options;
   }
   mqi::result<mqi::message> consumer_get(mqi::hobj handle, const mqi::get_request& request) override {
     return get_impl(handle, request);

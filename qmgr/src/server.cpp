@@ -145,26 +145,24 @@ wire::status status_of(const decode_error& e) {
 }
 
 // The answer to one call: its completion, and its value when there is one (MQCC_OK or MQCC_WARNING).
-template <class T, class V>
-void answer(mqi::result<T>&& x, wire::status& st, V& value) {
+template <class T>
+bool answer_status(const mqi::result<T>& x, wire::status& st) {
   if (!x) {
     st = status_of(x.error());
-    return;
+    return false;
   }
-  st.completion_code = x.completion_code();
+  st.completion_code = x.completion_code();  // MQCC_WARNING too (2079, MQBEGIN's 2121)
   st.reason = x.reason();
   st.detail = x.detail();
-  value = std::move(x).value();
+  return true;
+}
+template <class T, class V>
+void answer(mqi::result<T>&& x, wire::status& st, V& value) {
+  if (answer_status(x, st)) value = std::move(x).value();
 }
 template <class T>
 void answer(mqi::result<T>&& x, wire::status& st) {
-  if (!x) {
-    st = status_of(x.error());
-    return;
-  }
-  st.completion_code = x.completion_code();  // MQCC_WARNING too (MQBEGIN's 2121)
-  st.reason = x.reason();
-  st.detail = x.detail();
+  (void)answer_status(x, st);
 }
 
 std::string peer_address(const sockaddr_storage& ss) {
