@@ -1,6 +1,6 @@
 // OTMA prefix codec speed: decode and encode of a full transaction prefix as the bridge builds it —
 // MCI + transaction state data + security data with a user ID + the 344-byte MQ user data
-// (spec/otma-xcf.md §1.7 [D]) + two LLZZ segments.
+// (our layout [D], docs/design/otma.md) + two LLZZ segments.
 #include <benchmark/benchmark.h>
 
 #include "imsb/otma/message.hpp"

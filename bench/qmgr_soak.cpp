@@ -1,4 +1,4 @@
-// Issue 5's soak: "A 5-minute mixed load on 2 cores: RSS grows by less than 10% after the first minute"
+// The soak target: "A 5-minute mixed load on 2 cores: RSS grows by less than 10% after the first minute"
 // (bench/RESULTS.md "Queue manager: 5-minute soak"). A queue manager made in a temporary prefix runs inside
 // this program with its server (bindings socket), as qmgr_roundtrip's does, and gets a mixed load from
 // threads, some with in-process connections and some with client connections over the bindings socket:

@@ -1,4 +1,4 @@
-// imsbridge: the MQ-IMS bridge (issue 7). All logic is in imsb_bridge (imsb/bridge/program.hpp) and its
+// imsbridge: the MQ-IMS bridge. All logic is in imsb_bridge (imsb/bridge/program.hpp) and its
 // platform in imsb_imsbridge (qmgr::connect, the credential store).
 
 #include <signal.h>

@@ -1,4 +1,4 @@
-// imsemu: the IMS emulator (issue 6). All logic is in imsb_imsemu (imsb/imsemu/program.hpp, engine.hpp);
+// imsemu: the IMS emulator. All logic is in imsb_imsemu (imsb/imsemu/program.hpp, engine.hpp);
 // this file parses options, makes the xcfhub client backend, runs the operator console on standard input
 // and stops on SIGINT/SIGTERM.
 
@@ -91,7 +91,7 @@ Command socket (--command-socket PATH): a Unix socket, mode 0600, removed at sto
 connection sends is run as a console command and answered with its lines, then one EMPTY line.
   imsemu --command PATH '/DIS OTMA'   prints the answer; exit 0, or 8 if it cannot connect (IMB5086E)
 
-Signed UTOKEN (--utoken-key FILE; spec/otma-xcf.md 1.6, 3.2 [D]): the bridge puts an 80-byte token of ours
+Signed UTOKEN (--utoken-key FILE; our own format [D]): the bridge puts an 80-byte token of ours
 in the security data's UTOKEN subfield, HMAC-SHA256 over user ID, group, issue time, validity and nonce
 with a key both share. FILE holds 64 or more hex digits on one line, or at least 32 raw bytes.
   Under /SECURE OTMA CHECK, FULL or PROFILE (message flagged C or F), input whose UTOKEN does not verify
@@ -100,7 +100,7 @@ with a key both share. FILE holds 64 or more hex digits on one line, or at least
   Under NONE nothing is refused for its token. SHOWOTMA shows TOKEN=VERIFIED or INVALID.
   Without --utoken-key tokens are carried but not checked: nothing is refused for one, TOKEN=NOTVERIFIED.
   A message or client-bid without a UTOKEN runs as the user it names (IMS trusts the user ID when MQ sends
-  none, spec 3.2), unless --utoken-required: then, under CHECK, FULL or PROFILE (C or F), one that names a
+  none), unless --utoken-required: then, under CHECK, FULL or PROFILE (C or F), one that names a
   user without a token is refused like one whose token does not verify (NAK X'0005', IMB5056W).
   A token is a bearer credential: anyone who has it can replay it, from any member and on any Tpipe, until
   it expires. Keep the key file 0600 (IMB5055W warns when group or others may read it).

@@ -88,19 +88,19 @@ result<std::uint64_t> number(const std::string& key, const std::string& text, st
   return v;
 }
 
-// XCF names (spec/otma-xcf.md §4.2 [D]: the intersection of XCF's and OTMA's rules): 1 to `max`
+// XCF names [D]: the intersection of XCF's rules [C: XCF-NAMES2] and OTMA's [C: IMS-NAMES]: 1 to `max`
 // characters from A-Z 0-9 @ $, not starting with a digit, no DFS / DBCDM prefix.
 std::optional<std::string> xcf_name_problem(const std::string& name, std::size_t max) {
   if (name.empty() || name.size() > max) return "must be 1 to " + std::to_string(max) + " characters";
   if (name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@$") != std::string::npos)
-    return "'" + name + "' may hold only A-Z, 0-9, @ and $ (spec/otma-xcf.md 4.2)";
+    return "'" + name + "' may hold only A-Z, 0-9, @ and $ (XCF's and OTMA's name rules)";
   if (name[0] >= '0' && name[0] <= '9') return "'" + name + "' must not start with a digit";
   if (name.rfind("DFS", 0) == 0 || name.rfind("DBCDM", 0) == 0)
     return "'" + name + "' must not start with DFS or DBCDM (names OTMA keeps for IMS)";
   return std::nullopt;
 }
 
-// MQ object-name characters (spec/mq.md §6.3): A-Z a-z 0-9 . / _ %, at most 48.
+// MQ object-name characters [C: NAMING-OTHER]: A-Z a-z 0-9 . / _ %, at most 48.
 bool mq_name_ok(const std::string& name) {
   return !name.empty() && name.size() <= 48 &&
          name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789./_%") ==
@@ -154,7 +154,7 @@ result<done> apply_partner_key(partner_config& p, const std::string& full_key, c
     else if (v == "CONTROL")
       p.access = access_level::control;
     else
-      return bad(full_key, "'" + value + "' must be NONE, READ, UPDATE or CONTROL (spec/mq.md 5.9)");
+      return bad(full_key, "'" + value + "' must be NONE, READ, UPDATE or CONTROL (IBM's access levels)");
   } else {
     return bad(full_key, "unknown key; a partner section holds " + std::string(partner_keys_text));
   }

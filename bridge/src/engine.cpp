@@ -1,6 +1,7 @@
-// The bridge engine (engine.hpp): ARCHITECTURE.md "One CM0 transaction, end to end" steps 1-8, CM1, IMS
-// commands and the three error outcomes. Threads: one per worker (bridge queue), one per partner (IMS
-// member), one for discovery; the transport's thread only posts events (no MQ work there).
+// The bridge engine (engine.hpp): docs/design/commit-modes.md (one CM0 transaction end to end, steps 1-8,
+// CM1, IMS commands) and docs/design/errors.md (the three outcomes of every error). Threads: one per worker
+// (bridge queue), one per partner (IMS member), one for discovery; the transport's thread only posts events
+// (no MQ work there).
 
 #include "imsb/bridge/engine.hpp"
 
@@ -26,6 +27,7 @@
 #include "imsb/bridgemap/reply.hpp"
 #include "imsb/bridgemap/request.hpp"
 #include "imsb/bridgemap/state_records.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/mq/bridge_validator.hpp"
 #include "imsb/mq/codes.hpp"
 #include "imsb/mq/constants.hpp"
@@ -47,12 +49,13 @@ using detail::connection_broken;
 using detail::trim;
 using namespace std::chrono_literals;
 
-// [D] NAK X'23' for a persistent CM0 command (ARCHITECTURE.md "IMS commands"): MQFB 300 + X'23' = 335.
+// [D] NAK X'23' for a persistent CM0 command (docs/design/commit-modes.md, IMS commands): MQFB 300 + X'23'
+// = 335.
 constexpr std::int32_t feedback_cm0_command = mq::MQFB_IMS_ERROR + otma::sense::seq_not_recoverable;
 
 std::string hex_token(const token16& t) { return to_hex(bytes_view(t.data(), t.size())); }
 
-// Review #1: only MQRC_NO_MSG_AVAILABLE says a request is gone already (expired, got by an operator); any
+// Only MQRC_NO_MSG_AVAILABLE says a request is gone already (expired, got by an operator); any
 // other refusal of a get by token (2016 GET(DISABLED) ...) leaves it on its queue.
 bool request_gone(const decode_error& e) { return mqi::reason_of(e) == mq::MQRC_NO_MSG_AVAILABLE; }
 
@@ -115,7 +118,7 @@ struct worker_event {
   std::uint64_t gen = 0;                         // ready / lost: the partner's session generation
 };
 
-// RESET TPIPE from engine::command(), answered by the queue's worker (review #6): the command may give up
+// RESET TPIPE from engine::command(), answered by the queue's worker: the command may give up
 // waiting (timeout) and cancel it, and the worker may be disconnected or stopping; every case answers.
 struct reset_request {
   std::mutex mu;
@@ -150,7 +153,7 @@ struct partner_event {
     server_state,
     suspend,
     reset,
-    set_receive  // RESET TPIPE's RCVSEQ: the receive record is the partner's to write (review #9)
+    set_receive  // RESET TPIPE's RCVSEQ: the receive record is the partner's to write
   } what = kind::ready;
   std::string text;
   otma::otma_message output;
@@ -218,7 +221,7 @@ struct engine_core {
     return ctx;
   }
 
-  // Bridge started / stopped (spec/mq.md §5.1 [C]) on SYSTEM.ADMIN.CHANNEL.EVENT, as IBM's queue manager
+  // Bridge started / stopped [C: BRIDGE-EVENT] on SYSTEM.ADMIN.CHANNEL.EVENT, as IBM's queue manager
   // puts them; a queue manager without that queue gets none (as IBM's, whose event queues may be deleted).
   void put_event(bool is_start, const std::string& group, const std::string& member, bool error) {
     const mq::event_message ev = mq::bridge_event(
@@ -273,10 +276,10 @@ struct partner final : tpipe::client_observer {
   // RESET TPIPE done: IMS is told the new numbers at the next resync, REPresynch X'08' (st_mu).
   std::set<std::string, std::less<>> reset_requested;
   // Tpipes whose last input was NAKed with "error message follows": the next output with sequence number 0
-  // on it is that message, a reply with the error's PutApplType/PutApplName (review #12; st_mu).
+  // on it is that message, a reply with the error's PutApplType/PutApplName (st_mu).
   std::set<std::string, std::less<>> error_text_follows;
-  // Review #5: Tpipes whose receive number must become 0 (IMS cold start) and is not durable yet: no output
-  // on them is put or ACKed until it is (partner thread only).
+  // Tpipes whose receive number must become 0 (IMS cold start) and is not durable yet: no output on them
+  // is put or ACKed until it is (partner thread only).
   std::set<std::string> receive_reset_pending;
   bool ensure_receive_reset(const std::string& tp);
   bool take_error_text(const std::string& tp) {
@@ -392,7 +395,7 @@ struct worker {
   std::string sync_tp, nsync_tp;
   std::thread th;
   detail::event_queue<worker_event> events;
-  // RESET TPIPE requests: apart from `events`, so that they are answered while disconnected (review #6).
+  // RESET TPIPE requests: apart from `events`, so that they are answered while disconnected.
   detail::event_queue<worker_event> control;
   std::atomic<bool> stopping{false};
 
@@ -425,9 +428,9 @@ struct worker {
   };
   std::vector<cm1_sent> cm1;
   std::set<token16> stale_markers;  // CM1 markers whose request's outcome is unknown
-  // Review #4: the security verdict of each request, for its life in the bridge: a resend (flood NAK
-  // retry, CM1 aborted, stale marker, new session) is not a new use of a PassTicket. Entries of requests no
-  // longer on the queue go when a browse pass from the first message ends (`seen_this_pass`).
+  // The security verdict of each request, for its life in the bridge: a resend (flood NAK retry, CM1
+  // aborted, stale marker, new session) is not a new use of a PassTicket. Entries of requests no longer on
+  // the queue go when a browse pass from the first message ends (`seen_this_pass`).
   std::map<token16, security_verdict> verdicts;
   std::set<token16> seen_this_pass;
   bool pass_from_first = false;
@@ -442,7 +445,7 @@ struct worker {
   std::deque<worker_event> deferred;  // events held while `confirm` is open
   unsigned resource_attempts = 0;
   tpipe::millis retry_connect_at = 0;
-  // Review #1: a destructive get refused with anything but 2033 (2016 GET(DISABLED) above all) does not mean
+  // A destructive get refused with anything but 2033 (2016 GET(DISABLED) above all) does not mean
   // "gone": the unit of work is backed out, the record or marker stays, the queue takes no new work until
   // `gets_paused_until`, and the settlements queued here are tried again then (worker thread only).
   std::deque<std::function<void()>> settle_later;
@@ -471,11 +474,11 @@ struct worker {
       if (!stopped_reason.empty()) return;
       stopped_reason = why;
     }
-    eng.console("IMB2003E Bridge queue " + queue + " (partner " + part.group + "." + part.member +
-                ") stopped: " + why);
+    eng.console(std::string(imsb::msg::IMB2003E) + " Bridge queue " + queue + " (partner " + part.group +
+                "." + part.member + ") stopped: " + why);
   }
-  // Review #11 (IBM §4.2: a stopped queue restarts when the Tpipes, IMS/OTMA or the queue manager are
-  // restarted, or the operator toggles GET): clears the queue's stopped state, any thread.
+  // A stopped queue restarts when the Tpipes, IMS/OTMA or the queue manager are restarted, or the operator
+  // toggles GET, as IBM's does [C: CANNOT-PUT]: clears the queue's stopped state, any thread.
   void restart_queue(const std::string& why) {
     {
       std::lock_guard<std::mutex> lock(st_mu);
@@ -486,8 +489,8 @@ struct worker {
     }
     rewind = true;
     events.wake();
-    eng.console("IMB2153I Bridge queue " + queue + " (partner " + part.group + "." + part.member +
-                ") restarted: " + why);
+    eng.console(std::string(imsb::msg::IMB2153I) + " Bridge queue " + queue + " (partner " + part.group +
+                "." + part.member + ") restarted: " + why);
   }
   // The rescan's view of the queue's GET attribute (discovery thread).
   void observe_get(bool disabled) {
@@ -515,8 +518,9 @@ struct worker {
       if (!nsync_stopped_reason.empty()) return;
       nsync_stopped_reason = why;
     }
-    eng.console("IMB2003E Tpipe " + nsync_tp + " of bridge queue " + queue + " (partner " + part.group + "." +
-                part.member + ") stopped: " + why + "; CM1 requests and commands wait, CM0 goes on");
+    eng.console(std::string(imsb::msg::IMB2003E) + " Tpipe " + nsync_tp + " of bridge queue " + queue +
+                " (partner " + part.group + "." + part.member + ") stopped: " + why +
+                "; CM1 requests and commands wait, CM0 goes on");
   }
   std::string status_text() const {
     {
@@ -611,7 +615,7 @@ bool partner::connect_receive() {
   conn.reset();
   auto c = eng.hooks.connect();
   if (!c) {
-    eng.console("IMB2023E Cannot resync with partner " + group + "." + member +
+    eng.console(std::string(imsb::msg::IMB2023E) + " Cannot resync with partner " + group + "." + member +
                 ": queue manager connection failed: " + c.error().to_string());
     return false;
   }
@@ -619,7 +623,7 @@ bool partner::connect_receive() {
   store = std::make_unique<state_store>(*conn);
   auto o = store->open(false);
   if (!o) {
-    eng.console("IMB2023E Cannot resync with partner " + group + "." + member +
+    eng.console(std::string(imsb::msg::IMB2023E) + " Cannot resync with partner " + group + "." + member +
                 ": state queue: " + o.error().to_string());
     store.reset();
     conn.reset();
@@ -628,7 +632,7 @@ bool partner::connect_receive() {
   return true;
 }
 
-// Review #3: before every join or re-bid, this partner's S/R/F/X records as the state queue has them (on
+// Before every join or re-bid, this partner's S/R/F/X records as the state queue has them (on
 // the receive connection): a commit whose outcome was unknown may have happened or not, and resync must
 // tell IMS the durable numbers, not the memory's.
 bool partner::reload_records() {
@@ -636,7 +640,7 @@ bool partner::reload_records() {
   const std::uint64_t since = eng.records.version();
   auto all = store->load_all();
   if (!all) {
-    eng.console("IMB2023E Cannot resync with partner " + group + "." + member +
+    eng.console(std::string(imsb::msg::IMB2023E) + " Cannot resync with partner " + group + "." + member +
                 ": state records not loaded: " + all.error().to_string());
     if (connection_broken(all.error())) {
       store.reset();
@@ -661,7 +665,8 @@ bool partner::reload_records() {
 
 void partner::run() {
   tpipe::millis last_tick = 0;
-  // Join once the receive connection is there (ARCHITECTURE.md step 7: the records are loaded before a bid).
+  // Join once the receive connection is there (CM0 step 7, docs/design/commit-modes.md: the records are
+  // loaded before a bid).
   rejoin_at = eng.now();
   while (!stopping) {
     if (auto e = events.pop(50ms)) handle(*e);
@@ -680,7 +685,8 @@ void partner::run() {
       if (!rc.ok()) {
         char buf[48];
         std::snprintf(buf, sizeof buf, "IXCJOIN %u/%u", rc.rc, rc.rsn);
-        eng.console("IMB2002E Bid to partner " + group + "." + member + " failed: " + buf + "; retrying");
+        eng.console(std::string(imsb::msg::IMB2002E) + " Bid to partner " + group + "." + member +
+                    " failed: " + buf + "; retrying");
         set_state(std::string("LOST (") + buf + ")");
         rejoin_at = now + bridgemap::backoff_ms(++backoff_attempt, eng.config.backoff_initial_ms,
                                                 eng.config.backoff_max_ms);
@@ -760,7 +766,7 @@ void partner::on_output(const otma::otma_message& m) {
   partner_event e;
   e.what = partner_event::kind::output;
   e.output = m;
-  e.gen = session_gen.load();  // ACKed or NAKed only in this session (review #7)
+  e.gen = session_gen.load();  // ACKed or NAKed only in this session
   events.post(std::move(e));
 }
 
@@ -788,8 +794,8 @@ void partner::handle(partner_event& e) {
       backoff_attempt = 0;
       set_state(paused() ? "FLOODED" : "ACTIVE");
       ready = true;
-      eng.console("IMB2004I Bridge started with partner " + group + "." + member + " as member " +
-                  eng.member_name);
+      eng.console(std::string(imsb::msg::IMB2004I) + " Bridge started with partner " + group + "." + member +
+                  " as member " + eng.member_name);
       if (!announced) eng.put_event(true, group, member, false);
       announced = true;
       for (worker* w : mine)
@@ -797,12 +803,14 @@ void partner::handle(partner_event& e) {
       return;
     }
     case partner_event::kind::rejected:
-      eng.console("IMB2002E Client-bid to partner " + group + "." + member + " rejected: " + e.text);
+      eng.console(std::string(imsb::msg::IMB2002E) + " Client-bid to partner " + group + "." + member +
+                  " rejected: " + e.text);
       return;
     case partner_event::kind::lost: {
       ready = false;
       set_state("LOST (" + e.text + ")");
-      eng.console("IMB2005W Bridge stopped with partner " + group + "." + member + ": " + e.text);
+      eng.console(std::string(imsb::msg::IMB2005W) + " Bridge stopped with partner " + group + "." + member +
+                  ": " + e.text);
       if (announced) eng.put_event(false, group, member, !stopping && !eng.quiescing);
       announced = false;
       for (worker* w : mine)
@@ -819,8 +827,10 @@ void partner::handle(partner_event& e) {
       return;
     }
     case partner_event::kind::reset: {
-      // ARCHITECTURE.md step 7: drop the session (leave XCF), reload, bid with resync again.
-      eng.console("IMB2005W Session with partner " + group + "." + member + " dropped: " + e.text);
+      // CM0 step 7 (docs/design/commit-modes.md): drop the session (leave XCF), reload, bid with resync
+      // again.
+      eng.console(std::string(imsb::msg::IMB2005W) + " Session with partner " + group + "." + member +
+                  " dropped: " + e.text);
       if (joined) {
         link->leave();
         joined = false;
@@ -847,11 +857,11 @@ void partner::handle(partner_event& e) {
       handle_output(e.output, e.gen);
       return;
     case partner_event::kind::set_receive: {
-      // One writer per record: the receive record only from this thread's connection (review #9).
+      // One writer per record: the receive record only from this thread's connection.
       const std::string k = detail::record_cache::key(group, member, e.tpipe);
       if (!conn && !connect_receive()) {
-        eng.console("IMB2152E Tpipe " + e.tpipe + " (partner " + group + "." + member +
-                    "): RESET TPIPE's RCVSEQ not written: no queue-manager connection");
+        eng.console(std::string(imsb::msg::IMB2152E) + " Tpipe " + e.tpipe + " (partner " + group + "." +
+                    member + "): RESET TPIPE's RCVSEQ not written: no queue-manager connection");
         if (e.done) e.done->finish("no queue-manager connection for the receive side");
         return;
       }
@@ -861,8 +871,8 @@ void partner::handle(partner_event& e) {
       auto c = p ? conn->commit() : result<mqi::done>(p.error());
       if (!c) {
         (void)conn->backout();
-        eng.console("IMB2152E Tpipe " + e.tpipe + " (partner " + group + "." + member +
-                    "): RESET TPIPE's RCVSEQ(" + std::to_string(e.number) +
+        eng.console(std::string(imsb::msg::IMB2152E) + " Tpipe " + e.tpipe + " (partner " + group + "." +
+                    member + "): RESET TPIPE's RCVSEQ(" + std::to_string(e.number) +
                     ") not written: " + c.error().to_string());
         if (connection_broken(c.error())) {
           store.reset();
@@ -883,8 +893,9 @@ void partner::handle(partner_event& e) {
       worker* w = worker_by_tpipe(e.tpipe);
       if (e.decision.input == tpipe::input_outcome::mismatch ||
           e.decision.output == tpipe::output_outcome::mismatch) {
-        eng.console("IMB2020E Sequence numbers for Tpipe " + e.tpipe + " (partner " + group + "." + member +
-                    ") do not match: " + e.decision.reason + "; Tpipe stopped until RESET TPIPE");
+        eng.console(std::string(imsb::msg::IMB2020E) + " Sequence numbers for Tpipe " + e.tpipe +
+                    " (partner " + group + "." + member + ") do not match: " + e.decision.reason +
+                    "; Tpipe stopped until RESET TPIPE");
       }
       if (w != nullptr) {
         worker_event we;
@@ -892,8 +903,8 @@ void partner::handle(partner_event& e) {
         we.decision = e.decision;
         w->events.post(std::move(we));
       } else {
-        eng.console("IMB2025E Cannot resync Tpipe " + e.tpipe + " with partner " + group + "." + member +
-                    ": no bridge queue of ours uses it");
+        eng.console(std::string(imsb::msg::IMB2025E) + " Cannot resync Tpipe " + e.tpipe + " with partner " +
+                    group + "." + member + ": no bridge queue of ours uses it");
       }
       return;
     }
@@ -902,7 +913,8 @@ void partner::handle(partner_event& e) {
       // never carried a message, or none since the last cold start) is not listed by IMS at any bid.
       const detail::tpipe_records rec = eng.records.get(detail::record_cache::key(group, member, e.tpipe));
       if (rec.send != 0 || rec.receive != 0 || rec.in_flight) {
-        eng.console("IMB2021W Partner " + group + "." + member + " does not know Tpipe " + e.tpipe +
+        eng.console(std::string(imsb::msg::IMB2021W) + " Partner " + group + "." + member +
+                    " does not know Tpipe " + e.tpipe +
                     " (IMS cold start): sequence numbers reset (were send " + std::to_string(rec.send) +
                     ", receive " + std::to_string(rec.receive) +
                     (rec.in_flight ? ", in flight " + std::to_string(*rec.in_flight) +
@@ -910,7 +922,7 @@ void partner::handle(partner_event& e) {
                                    : std::string(")")));
       }
       // The receive side's number: reset here, on the receive connection. Until that is durable no output
-      // of the Tpipe is ACKed: outputs 1..old would be taken for duplicates (review #5).
+      // of the Tpipe is ACKed: outputs 1..old would be taken for duplicates.
       receive_reset_pending.insert(e.tpipe);
       if (!ensure_receive_reset(e.tpipe)) reset_session("receive number of " + e.tpipe + " not reset");
       if (worker* w = worker_by_tpipe(e.tpipe)) {
@@ -926,21 +938,23 @@ void partner::handle(partner_event& e) {
           paused_until = 0;
           backoff_attempt = 0;
           if (ready) set_state("ACTIVE");
-          eng.console("IMB2012I Partner " + group + "." + member + " relieved: bridge queues resume");
+          eng.console(std::string(imsb::msg::IMB2012I) + " Partner " + group + "." + member +
+                      " relieved: bridge queues resume");
         }
       } else {
         const auto wait = bridgemap::backoff_ms(++backoff_attempt, eng.config.backoff_initial_ms,
                                                 eng.config.backoff_max_ms);
         pause_for(wait);
         set_state("FLOODED");
-        eng.console("IMB2011W Partner " + group + "." + member + " reports server state " +
+        eng.console(std::string(imsb::msg::IMB2011W) + " Partner " + group + "." + member +
+                    " reports server state " +
                     (e.status == otma::server_status::degraded ? std::string("degraded")
                                                                : std::string("unavailable")) +
                     ": bridge queues paused for " + std::to_string(wait) + " ms");
       }
       return;
     case partner_event::kind::suspend:
-      eng.console("IMB2005W Partner " + group + "." + member +
+      eng.console(std::string(imsb::msg::IMB2005W) + " Partner " + group + "." + member +
                   " suspended the session (planned IMS shutdown)");
       return;
   }
@@ -955,7 +969,7 @@ bool partner::ensure_receive_reset(const std::string& tp) {
   auto c = p ? conn->commit() : result<mqi::done>(p.error());
   if (!c) {
     (void)conn->backout();
-    eng.console("IMB2152E Tpipe " + tp + " (partner " + group + "." + member +
+    eng.console(std::string(imsb::msg::IMB2152E) + " Tpipe " + tp + " (partner " + group + "." + member +
                 "): receive number 0 after the IMS cold start not written (" + c.error().to_string() +
                 "); no output is acknowledged on it until it is");
     if (connection_broken(c.error())) {
@@ -972,7 +986,8 @@ bool partner::ensure_receive_reset(const std::string& tp) {
   return true;
 }
 
-// CM0 output (ARCHITECTURE.md step 6) and any output not for a worker's non-synchronized Tpipe.
+// CM0 output (CM0 step 6, docs/design/commit-modes.md) and any output not for a worker's non-synchronized
+// Tpipe.
 void partner::handle_output(const otma::otma_message& out, std::uint64_t gen) {
   // Output of a session already gone: nothing is put nor ACKed; IMS sends it again after resync.
   if (gen != session_gen.load()) return;
@@ -996,8 +1011,9 @@ void partner::handle_output(const otma::otma_message& out, std::uint64_t gen) {
   if (m != 0) {
     if (m <= rec.receive) {
       ++duplicates_ignored;
-      eng.console("IMB2009W Duplicate output " + std::to_string(m) + " on Tpipe " + tp + " from " + group +
-                  "." + member + " (received " + std::to_string(rec.receive) + "): ACKed, no reply put");
+      eng.console(std::string(imsb::msg::IMB2009W) + " Duplicate output " + std::to_string(m) + " on Tpipe " +
+                  tp + " from " + group + "." + member + " (received " + std::to_string(rec.receive) +
+                  "): ACKed, no reply put");
       link->with_session([&](tpipe::client_session& s) {
         if (session_gen.load() == gen) s.ack_output(out);
         return 0;
@@ -1006,10 +1022,10 @@ void partner::handle_output(const otma::otma_message& out, std::uint64_t gen) {
     }
     if (m > rec.receive + 1) {
       const std::string why = "output " + std::to_string(m) + " after " + std::to_string(rec.receive);
-      eng.console("IMB2020E Sequence numbers for Tpipe " + tp + " (partner " + group + "." + member +
-                  ") do not match: " + why + "; Tpipe stopped until RESET TPIPE");
+      eng.console(std::string(imsb::msg::IMB2020E) + " Sequence numbers for Tpipe " + tp + " (partner " +
+                  group + "." + member + ") do not match: " + why + "; Tpipe stopped until RESET TPIPE");
       state_record x = make_record(record_kind::stopped, group, member, tp);
-      x.reason = "IMB2020E " + why;
+      x.reason = std::string(imsb::msg::IMB2020E) + " " + why;
       if (store->put(x) && conn->commit()) {
         eng.records.update(k, [&](detail::tpipe_records& t) { t.stopped = x.reason; });
       } else {
@@ -1034,7 +1050,7 @@ void partner::handle_output(const otma::otma_message& out, std::uint64_t gen) {
         reset_session("reply put: " + put.error().to_string());
         return;
       }
-      // The reply cannot be put (2085, 2035 ...): the dead-letter queue, with that MQRC (issue 7).
+      // The reply cannot be put (2085, 2035 ...): the dead-letter queue, with that MQRC [C: REPLY-MSGS].
       const std::int32_t rc = mqi::reason_of(put.error());
       trouble = "reply to " + reply->queue + " not put: " + put.error().to_string();
       if (eng.dlq.empty()) {
@@ -1066,8 +1082,9 @@ void partner::handle_output(const otma::otma_message& out, std::uint64_t gen) {
   if (!ok) {
     // Neither the reply nor the dead letter: NAK to IMS, and (CM0) the Tpipe holds until operator action.
     (void)conn->backout();
-    eng.console("IMB2016E Output on Tpipe " + tp + " from " + group + "." + member +
-                " could not be put nor dead-lettered (" + trouble + "): NAKed, Tpipe held until RESET TPIPE");
+    eng.console(std::string(imsb::msg::IMB2016E) + " Output on Tpipe " + tp + " from " + group + "." +
+                member + " could not be put nor dead-lettered (" + trouble +
+                "): NAKed, Tpipe held until RESET TPIPE");
     link->with_session([&](tpipe::client_session& s) {
       if (session_gen.load() == gen) s.nak_output(out, otma::sense::invalid_message);
       return 0;
@@ -1099,7 +1116,7 @@ void partner::handle_output(const otma::otma_message& out, std::uint64_t gen) {
       t.has_receive = true;
     });
   if (!trouble.empty()) {
-    eng.console("IMB2015W " + trouble + "; dead-lettered");
+    eng.console(std::string(imsb::msg::IMB2015W) + " " + trouble + "; dead-lettered");
     if (w) ++w->dead_letters;
   } else if (w) {
     ++w->replies;
@@ -1120,7 +1137,8 @@ void worker::run() {
       if (connected && !confirm)
         handle(*rq);
       else if (rq->answer && rq->answer->start())
-        rq->answer->finish("IMB2034E RESET TPIPE(" + rq->command.tpipe + ") refused: queue " + queue +
+        rq->answer->finish(std::string(imsb::msg::IMB2034E) + " RESET TPIPE(" + rq->command.tpipe +
+                           ") refused: queue " + queue +
                            (connected ? " has a CM1 unit of work open; try again" : " is not connected"));
     }
     const tpipe::millis now = eng.now();
@@ -1186,7 +1204,7 @@ void worker::run() {
       continue;
     }
     if (!settle_later.empty()) {
-      // Settlements backed out before (review #1): tried again in order; one may queue itself again.
+      // Settlements backed out before: tried again in order; one may queue itself again.
       std::deque<std::function<void()>> todo;
       todo.swap(settle_later);
       while (!todo.empty() && connected) {
@@ -1217,7 +1235,8 @@ void worker::run() {
   }
   while (auto rq = control.pop(0ms))
     if (rq->answer && rq->answer->start())
-      rq->answer->finish("IMB2034E RESET TPIPE(" + rq->command.tpipe + ") refused: the bridge is stopping");
+      rq->answer->finish(std::string(imsb::msg::IMB2034E) + " RESET TPIPE(" + rq->command.tpipe +
+                         ") refused: the bridge is stopping");
   if (connected) {
     if (confirm) (void)conn->backout();
     (void)conn->disconnect();
@@ -1229,16 +1248,16 @@ bool worker::reconnect() {
   conn.reset();
   auto c = eng.hooks.connect();
   if (!c) {
-    eng.console("IMB2018W Bridge queue " + queue + ": cannot connect to the queue manager (" +
-                c.error().to_string() + "); retrying");
+    eng.console(std::string(imsb::msg::IMB2018W) + " Bridge queue " + queue +
+                ": cannot connect to the queue manager (" + c.error().to_string() + "); retrying");
     return false;
   }
   conn = std::move(c).value();
   auto o = conn->open({queue, ""}, mq::MQOO_INPUT_EXCLUSIVE | mq::MQOO_BROWSE | mq::MQOO_FAIL_IF_QUIESCING |
                                        mq::MQOO_SAVE_ALL_CONTEXT);
   if (!o) {
-    eng.console("IMB2003E Bridge queue " + queue + " cannot be opened: " + o.error().to_string() +
-                "; retrying");
+    eng.console(std::string(imsb::msg::IMB2003E) + " Bridge queue " + queue +
+                " cannot be opened: " + o.error().to_string() + "; retrying");
     conn.reset();
     retry_connect_at = eng.now() + eng.config.backoff_max_ms;
     return false;
@@ -1246,8 +1265,8 @@ bool worker::reconnect() {
   h = o->handle;
   store = std::make_unique<state_store>(*conn);
   if (auto so = store->open(false); !so) {
-    eng.console("IMB2003E Bridge queue " + queue + ": state queue cannot be opened (" +
-                so.error().to_string() + "); retrying");
+    eng.console(std::string(imsb::msg::IMB2003E) + " Bridge queue " + queue +
+                ": state queue cannot be opened (" + so.error().to_string() + "); retrying");
     store.reset();
     conn.reset();
     return false;
@@ -1256,7 +1275,7 @@ bool worker::reconnect() {
   browse_first = true;
   held.reset();
   if (!load_records()) {
-    // Without the records nothing may be settled or sent (review #8): a failed connect, retried.
+    // Without the records nothing may be settled or sent: a failed connect, retried.
     store.reset();
     conn.reset();
     connected = false;
@@ -1267,12 +1286,12 @@ bool worker::reconnect() {
 
 // The records of this queue's Tpipes, from the state queue (at start, after a reconnect). The send side
 // only (S, F, X): the receive number is the partner's, written and reloaded on its own connection, and this
-// browse may be older than its last commit (review #3).
+// browse may be older than its last commit.
 bool worker::load_records() {
   auto all = store->load_all();
   if (!all) {
-    eng.console("IMB2018W Bridge queue " + queue + ": state records not loaded (" + all.error().to_string() +
-                "); retrying");
+    eng.console(std::string(imsb::msg::IMB2018W) + " Bridge queue " + queue + ": state records not loaded (" +
+                all.error().to_string() + "); retrying");
     return false;
   }
   detail::tpipe_records fresh;
@@ -1299,14 +1318,16 @@ bool worker::load_records() {
     });
   resync_pending = fresh.in_flight.has_value();
   if (!stale_markers.empty())
-    eng.console("IMB2010W Bridge queue " + queue + ": " + std::to_string(stale_markers.size()) +
+    eng.console(std::string(imsb::msg::IMB2010W) + " Bridge queue " + queue + ": " +
+                std::to_string(stale_markers.size()) +
                 " CM1 request(s) with an unknown outcome will be sent again (possible duplicates)");
   return true;
 }
 
 void worker::drop_connection(const decode_error& e) {
-  eng.console("IMB2018W Bridge queue " + queue + ": queue-manager connection broken (" + e.to_string() +
-              "): reconnecting, then resync with " + part.group + "." + part.member);
+  eng.console(std::string(imsb::msg::IMB2018W) + " Bridge queue " + queue +
+              ": queue-manager connection broken (" + e.to_string() + "): reconnecting, then resync with " +
+              part.group + "." + part.member);
   // The store refers to the connection (its destructor closes its handle): it goes first.
   store.reset();
   conn.reset();
@@ -1420,7 +1441,7 @@ result<mqi::done> worker::put_dead_letter(const mq::mqmd& md, bytes_view data, s
   return mqi::done{};
 }
 
-// An exception report to the requester (spec/mq.md §4.3 [I]). Put with MQPMO_SET_ALL_CONTEXT from the
+// An exception report to the requester [I: ACTIVITY-MD, CANNOT-PUT]. Put with MQPMO_SET_ALL_CONTEXT from the
 // bridge's own connection: the report carries the originator's identity context, but the authority
 // checked is the bridge's [D] (IBM's bridge puts with the originator's authority; ours has none to borrow).
 void worker::put_report(const mq::mqmd& md, bytes_view data, std::int32_t feedback) {
@@ -1454,12 +1475,12 @@ void worker::pause_gets(const decode_error& e, const std::string& what, std::fun
   if (again) settle_later.push_back(std::move(again));
   browse_first = true;
   if (get_pause_attempts == 1)
-    eng.console("IMB2150W Bridge queue " + queue + ": " + what + " (" + e.to_string() +
-                "): backed out; the queue is paused and tries again until the get works");
+    eng.console(std::string(imsb::msg::IMB2150W) + " Bridge queue " + queue + ": " + what + " (" +
+                e.to_string() + "): backed out; the queue is paused and tries again until the get works");
 }
 
-// Bad message (ARCHITECTURE.md outcome 1) or IMS application error (outcome 2): DLQ with `reason`,
-// exception report if asked, the request got, one unit of work; the queue goes on.
+// Bad message or IMS application error (the first two of the three outcomes, docs/design/errors.md): DLQ
+// with `reason`, exception report if asked, the request got, one unit of work; the queue goes on.
 void worker::reject(const mqi::message& msg, std::int32_t reason, const std::string& why) {
   auto dl = put_dead_letter(msg.md, msg.data, reason, queue, "");
   if (!dl) {
@@ -1468,7 +1489,7 @@ void worker::reject(const mqi::message& msg, std::int32_t reason, const std::str
       drop_connection(dl.error());
       return;
     }
-    // The queue stops taking messages when the DLQ cannot be used (issue 7).
+    // The queue stops taking messages when the DLQ cannot be used [C: CANNOT-PUT].
     stop_queue("dead-letter queue unusable (" + dl.error().to_string() + ") for a message refused: " + why);
     return;
   }
@@ -1486,8 +1507,8 @@ void worker::reject(const mqi::message& msg, std::int32_t reason, const std::str
     return;
   }
   if (!commit_or_drop()) return;
-  eng.console("IMB2008W Message on " + queue + " dead-lettered with reason " + std::to_string(reason) + " (" +
-              mq::describe_feedback(reason) + "): " + why);
+  eng.console(std::string(imsb::msg::IMB2008W) + " Message on " + queue + " dead-lettered with reason " +
+              std::to_string(reason) + " (" + mq::describe_feedback(reason) + "): " + why);
 }
 
 result<std::uint32_t> worker::send_input(otma::otma_message m) {
@@ -1530,8 +1551,9 @@ std::optional<otma::otma_message> worker::build(const mqi::message& msg, bool sy
     security_verdict v = known != verdicts.end() ? known->second : eng.hooks.security->check(pc.access, in);
     if (v.allowed && known == verdicts.end()) verdicts.emplace(msg.token, v);
     if (!v.allowed) {
-      eng.console("IMB2101W User " + in.user + " not authorized for partner " + part.group + "." +
-                  part.member + " (access " + std::string(to_string(pc.access)) + "): " + v.reason);
+      eng.console(std::string(imsb::msg::IMB2101W) + " User " + in.user + " not authorized for partner " +
+                  part.group + "." + part.member + " (access " + std::string(to_string(pc.access)) +
+                  "): " + v.reason);
       *reason = mq::MQFB_NOT_AUTHORIZED_FOR_IMS;
       *why = "not authorized: " + v.reason;
       return std::nullopt;
@@ -1548,8 +1570,8 @@ std::optional<otma::otma_message> worker::build(const mqi::message& msg, bool sy
   return std::move(m).value();
 }
 
-// One browsed message: validate, check, build, send (ARCHITECTURE.md steps 2-4, CM1, commands). false: it
-// must wait (its Tpipe is busy) and stays held.
+// One browsed message: validate, check, build, send (docs/design/commit-modes.md: CM0 steps 2-4, CM1, IMS
+// commands). false: it must wait (its Tpipe is busy) and stays held.
 bool worker::process(const mqi::message& msg) {
   const std::int32_t ccsid = msg.md.coded_char_set_id == 0 ? eng.qmgr_ccsid : msg.md.coded_char_set_id;
   auto req = mq::validate_bridge_message(msg.data, msg.md.format, msg.md.encoding, ccsid);
@@ -1667,8 +1689,8 @@ bool worker::process(const mqi::message& msg) {
   }
   if (again) {
     ++part.possible_duplicates;
-    eng.console("IMB2010W CM1 request on " + queue + " (token " + hex_token(msg.token) +
-                ") sent again: its outcome was unknown, it may run twice");
+    eng.console(std::string(imsb::msg::IMB2010W) + " CM1 request on " + queue + " (token " +
+                hex_token(msg.token) + ") sent again: its outcome was unknown, it may run twice");
   }
   cm1.push_back(cm1_sent{msg.token, *s, req->is_command, msg, std::move(user)});
   cm1.back().architected = req->is_command && req->tran_state == mq::MQITS_ARCHITECTED;
@@ -1690,9 +1712,10 @@ void worker::handle(worker_event& e) {
       if (resync_pending) {
         const detail::tpipe_records rec = eng.records.get(key());
         if (rec.in_flight && !rec.stopped)
-          eng.console("IMB2025E Cannot resync Tpipe " + sync_tp + " with partner " + part.group + "." +
-                      part.member + ": IMS sent no decision for the message in flight " +
-                      std::to_string(*rec.in_flight) + "; Tpipe held until RESET TPIPE");
+          eng.console(std::string(imsb::msg::IMB2025E) + " Cannot resync Tpipe " + sync_tp +
+                      " with partner " + part.group + "." + part.member +
+                      ": IMS sent no decision for the message in flight " + std::to_string(*rec.in_flight) +
+                      "; Tpipe held until RESET TPIPE");
         resync_pending = false;
       }
       if (pending_resend) {
@@ -1765,7 +1788,7 @@ void worker::on_cm0_response(const tpipe::input_response& r) {
   cm0_sent s = std::move(*cm0);
   cm0.reset();
   cm0_busy = false;
-  // A browse that found this request again while it was out must not send it once more (review #2).
+  // A browse that found this request again while it was out must not send it once more.
   if (held && held->token == s.token) held.reset();
   if (r.ack) {
     resource_attempts = 0;
@@ -1814,8 +1837,9 @@ void worker::on_cm0_response(const tpipe::input_response& r) {
                    std::to_string(resource_attempts) + " times in a row");
         return;
       }
-      eng.console("IMB2019W Message on " + queue + " NAKed by " + part.group + "." + part.member +
-                  " (sense " + sense + "): backed out, partner paused " + std::to_string(wait) + " ms");
+      eng.console(std::string(imsb::msg::IMB2019W) + " Message on " + queue + " NAKed by " + part.group +
+                  "." + part.member + " (sense " + sense + "): backed out, partner paused " +
+                  std::to_string(wait) + " ms");
       return;
     }
     case bridgemap::outcome::protocol_reset:
@@ -1824,7 +1848,7 @@ void worker::on_cm0_response(const tpipe::input_response& r) {
       return;
     case bridgemap::outcome::stop_tpipe: {
       state_record x = make_record(record_kind::stopped, part.group, part.member, sync_tp);
-      x.reason = std::string("IMB2003E NAK ") + sense;
+      x.reason = (std::string(imsb::msg::IMB2003E) + " NAK ") + sense;
       if (!clear_in_flight()) return;
       auto p = store->put(x);
       if (!p) {
@@ -1832,16 +1856,17 @@ void worker::on_cm0_response(const tpipe::input_response& r) {
         // in-flight record stays, for resync to settle after a restart (#10).
         (void)conn->backout();
         eng.records.update(key(), [&](detail::tpipe_records& t) { t.stopped = x.reason; });
-        eng.console("IMB2152E Tpipe " + sync_tp + " of " + queue + " NAKed " + sense +
-                    ": stopped record not written (" + p.error().to_string() + "); the Tpipe is stopped");
+        eng.console(std::string(imsb::msg::IMB2152E) + " Tpipe " + sync_tp + " of " + queue + " NAKed " +
+                    sense + ": stopped record not written (" + p.error().to_string() +
+                    "); the Tpipe is stopped");
         if (connection_broken(p.error())) drop_connection(p.error());
         return;
       }
       if (!commit_or_drop()) return;
       after_commit();
       eng.records.update(key(), [&](detail::tpipe_records& t) { t.stopped = x.reason; });
-      eng.console("IMB2003E Tpipe " + sync_tp + " of " + queue + " stopped: NAK " + sense + " from " +
-                  part.group + "." + part.member + "; RESET TPIPE to restart it");
+      eng.console(std::string(imsb::msg::IMB2003E) + " Tpipe " + sync_tp + " of " + queue + " stopped: NAK " +
+                  sense + " from " + part.group + "." + part.member + "; RESET TPIPE to restart it");
       browse_first = true;
       return;
     }
@@ -1849,7 +1874,7 @@ void worker::on_cm0_response(const tpipe::input_response& r) {
 }
 
 // Step 8: a non-persistent CM0 request IMS ACKed goes from its queue (no unit of work). Not got (2016 ...):
-// the queue pauses and tries again, and it is never sent again meanwhile (review #1, #2).
+// the queue pauses and tries again, and it is never sent again meanwhile.
 void worker::remove_non_persistent(const token16& t) {
   auto g = get_by_token(t, false);
   if (g) return;
@@ -1863,7 +1888,7 @@ void worker::remove_non_persistent(const token16& t) {
 
 // A CM0 NAK for the message's own content (outcome 2): DLQ with 300+sense (or, when IMS's error message
 // follows, that message is the reply), the request got, the in-flight record cleared, one unit of work.
-// Done again later when the request cannot be got yet (review #1).
+// Done again later when the request cannot be got yet.
 void worker::settle_cm0_application_nak(const cm0_sent& s, const bridgemap::nak_decision& d,
                                         const std::string& sense) {
   const auto in_flight_key =
@@ -1878,7 +1903,7 @@ void worker::settle_cm0_application_nak(const cm0_sent& s, const bridgemap::nak_
       }
       stop_queue("dead-letter queue unusable: " + dl.error().to_string());
       // The in-flight record goes (the NAK used no number) so that the Tpipe is not blocked; the request
-      // stays on its queue and is sent again once the queue restarts (review #10).
+      // stays on its queue and is sent again once the queue restarts.
       if (s.persistent) {
         auto rm = store->remove(in_flight_key);
         if (!rm) {
@@ -1917,10 +1942,11 @@ void worker::settle_cm0_application_nak(const cm0_sent& s, const bridgemap::nak_
   }
   if (!commit_or_drop()) return;
   if (s.persistent) eng.records.update(key(), [](detail::tpipe_records& t) { t.in_flight.reset(); });
-  eng.console(
-      "IMB2001I Message on " + queue + " NAKed by " + part.group + "." + part.member + " (sense " + sense +
-      (d.reply_follows ? std::string("): IMS's error message is the reply")
-                       : "): put on the dead-letter queue with feedback " + std::to_string(d.feedback)));
+  eng.console(std::string(imsb::msg::IMB2001I) + " Message on " + queue + " NAKed by " + part.group + "." +
+              part.member + " (sense " + sense +
+              (d.reply_follows
+                   ? std::string("): IMS's error message is the reply")
+                   : "): put on the dead-letter queue with feedback " + std::to_string(d.feedback)));
 }
 
 // Step 5 (and resync's "IMS has it"): get the request by token, send = in-flight number, clear the
@@ -1944,8 +1970,8 @@ void worker::finish_in_flight(const std::string& how) {
       return;
     }
     // Gone already (expired, or got by an operator): IMS has it all the same; the record is settled.
-    eng.console("IMB2026W In-flight request " + std::to_string(n) + " of Tpipe " + sync_tp +
-                " no longer on " + queue + ": " + g.error().to_string());
+    eng.console(std::string(imsb::msg::IMB2026W) + " In-flight request " + std::to_string(n) + " of Tpipe " +
+                sync_tp + " no longer on " + queue + ": " + g.error().to_string());
   }
   state_record sr = make_record(record_kind::send, part.group, part.member, sync_tp);
   sr.number = n;
@@ -1968,8 +1994,8 @@ void worker::finish_in_flight(const std::string& how) {
     t.in_flight.reset();
   });
   if (how != "ACK")
-    eng.console("IMB2022I Tpipe " + sync_tp + ": IMS has input " + std::to_string(n) + " (" + how +
-                "): request removed from " + queue);
+    eng.console(std::string(imsb::msg::IMB2022I) + " Tpipe " + sync_tp + ": IMS has input " +
+                std::to_string(n) + " (" + how + "): request removed from " + queue);
 }
 
 void worker::resend_in_flight() {
@@ -2005,7 +2031,7 @@ void worker::resend_in_flight() {
   std::string why;
   auto m = build(*b, true, *rec.in_flight, &reason, &why);
   if (!m) {
-    // Review #4: it cannot be built again (conversion, security ...): returning would block the Tpipe for
+    // It cannot be built again (conversion, security ...): returning would block the Tpipe for
     // ever. The request goes to the dead-letter queue and its record goes, one unit of work.
     auto dl = put_dead_letter(b->md, b->data, reason, queue, "");
     auto g = dl ? get_by_token(b->token, true) : result<mqi::message>(dl.error());
@@ -2027,15 +2053,15 @@ void worker::resend_in_flight() {
     }
     if (!commit_or_drop()) return;
     eng.records.update(key(), [](detail::tpipe_records& t) { t.in_flight.reset(); });
-    eng.console("IMB2151E Tpipe " + sync_tp + ": input " + std::to_string(*rec.in_flight) + " on " + queue +
-                " cannot be sent again (" + why + "): put on the dead-letter queue with reason " +
-                std::to_string(reason));
+    eng.console(std::string(imsb::msg::IMB2151E) + " Tpipe " + sync_tp + ": input " +
+                std::to_string(*rec.in_flight) + " on " + queue + " cannot be sent again (" + why +
+                "): put on the dead-letter queue with reason " + std::to_string(reason));
     return;
   }
   auto s = send_input(std::move(*m));
   if (!s) return;  // the session changed: the next resync decides again
-  eng.console("IMB2022I Tpipe " + sync_tp + ": input " + std::to_string(*rec.in_flight) +
-              " not received by IMS: sent again after resync");
+  eng.console(std::string(imsb::msg::IMB2022I) + " Tpipe " + sync_tp + ": input " +
+              std::to_string(*rec.in_flight) + " not received by IMS: sent again after resync");
   cm0 = cm0_sent{b->token, *s, *rec.in_flight, true, *b};
   cm0_busy = true;
 }
@@ -2045,7 +2071,7 @@ void worker::on_resync(const tpipe::resync_decision& d) {
   const bool mismatch =
       d.input == tpipe::input_outcome::mismatch || d.output == tpipe::output_outcome::mismatch;
   if (mismatch) {
-    (void)write_stopped("IMB2020E " + d.reason);
+    (void)write_stopped(std::string(imsb::msg::IMB2020E) + " " + d.reason);
     return;
   }
   if (d.input == tpipe::input_outcome::ims_has_it) finish_in_flight("resync");
@@ -2063,8 +2089,8 @@ bool worker::write_stopped(const std::string& why) {
     // IMS was told the Tpipe is stopped (X'0C'): it is not used whatever the state queue says (#10); a new
     // resync after a reconnect says so again.
     eng.records.update(key(), [&](detail::tpipe_records& t) { t.stopped = x.reason; });
-    eng.console("IMB2152E Tpipe " + sync_tp + " (partner " + part.group + "." + part.member +
-                "): stopped record not written (" + c.error().to_string() +
+    eng.console(std::string(imsb::msg::IMB2152E) + " Tpipe " + sync_tp + " (partner " + part.group + "." +
+                part.member + "): stopped record not written (" + c.error().to_string() +
                 "); the Tpipe is stopped all the same");
     if (connection_broken(c.error())) drop_connection(c.error());
     return false;
@@ -2149,8 +2175,8 @@ void worker::on_cm1_response(const tpipe::input_response& r, std::size_t index) 
         return;
       }
       if (!commit_or_drop()) return;
-      eng.console("IMB2001I Message on " + queue + " NAKed by " + part.group + "." + part.member +
-                  " (sense " + sense +
+      eng.console(std::string(imsb::msg::IMB2001I) + " Message on " + queue + " NAKed by " + part.group +
+                  "." + part.member + " (sense " + sense +
                   (d.reply_follows
                        ? std::string("): IMS's error message is the reply")
                        : "): put on the dead-letter queue with feedback " + std::to_string(d.feedback)));
@@ -2168,8 +2194,9 @@ void worker::on_cm1_response(const tpipe::input_response& r, std::size_t index) 
       if (resource_attempts > eng.config.resource_retry_limit)
         stop_queue("IMS short of resources (NAK " + std::string(sense) + ")");
       else
-        eng.console("IMB2019W Message on " + queue + " NAKed by " + part.group + "." + part.member +
-                    " (sense " + sense + "): backed out, partner paused " + std::to_string(wait) + " ms");
+        eng.console(std::string(imsb::msg::IMB2019W) + " Message on " + queue + " NAKed by " + part.group +
+                    "." + part.member + " (sense " + sense + "): backed out, partner paused " +
+                    std::to_string(wait) + " ms");
       return;
     }
     case bridgemap::outcome::protocol_reset:
@@ -2204,7 +2231,8 @@ void worker::on_output(const otma::otma_message& out) {
   }
   if (!req && !tok) {
     // Command output carries no user data of ours: it belongs to the one command outstanding, as
-    // commands go one at a time for that reason (ARCHITECTURE.md "IMS commands", spec/otma-xcf.md §2.9).
+    // commands go one at a time for that reason ([C: IMS-CMDS]; docs/design/commit-modes.md, IMS
+    // commands).
     for (std::size_t i = 0; i < cm1.size(); ++i)
       if (cm1[i].command) {
         req = std::move(cm1[i]);
@@ -2253,8 +2281,8 @@ void worker::on_output(const otma::otma_message& out) {
   }
   if (!ok) {
     (void)conn->backout();
-    eng.console("IMB2016E Output on Tpipe " + nsync_tp + " from " + part.group + "." + part.member +
-                " could not be put nor dead-lettered (" + trouble + "): NAKed");
+    eng.console(std::string(imsb::msg::IMB2016E) + " Output on Tpipe " + nsync_tp + " from " + part.group +
+                "." + part.member + " could not be put nor dead-lettered (" + trouble + "): NAKed");
     part.link->with_session([&](tpipe::client_session& s) {
       if (part.session_gen.load() == ready_gen) s.nak_output(out, otma::sense::invalid_message);  // #7
       return 0;
@@ -2271,7 +2299,7 @@ void worker::on_output(const otma::otma_message& out) {
       return;
     }
     if (!g && !request_gone(g.error())) {
-      // The reply without the get would leave the request to run again uncounted (review #1): back out,
+      // The reply without the get would leave the request to run again uncounted: back out,
       // NAK the output (IMS backs the transaction out), keep the marker as stale, pause the queue.
       (void)conn->backout();
       part.link->with_session([&](tpipe::client_session& s) {
@@ -2286,7 +2314,7 @@ void worker::on_output(const otma::otma_message& out) {
     mk.token = req->token;
     (void)store->remove(bridgemap::key_of(mk));
   }
-  if (!trouble.empty()) eng.console("IMB2015W " + trouble + "; dead-lettered");
+  if (!trouble.empty()) eng.console(std::string(imsb::msg::IMB2015W) + " " + trouble + "; dead-lettered");
   if (out.mci.response_requested()) {
     const bool acked = part.link->with_session([&](tpipe::client_session& s) {
       if (part.session_gen.load() != ready_gen) return false;  // the session ended meanwhile
@@ -2323,25 +2351,29 @@ void worker::on_confirmation(std::uint32_t seq, bool committed) {
 
 std::string worker::on_reset(const bridgemap::operator_command& c) {
   if (!connected)
-    return "IMB2034E RESET TPIPE(" + c.tpipe + ") refused: queue " + queue + " is not connected";
-  if (cm0 || confirm) return "IMB2034E RESET TPIPE(" + c.tpipe + ") refused: the Tpipe has work outstanding";
+    return std::string(imsb::msg::IMB2034E) + " RESET TPIPE(" + c.tpipe + ") refused: queue " + queue +
+           " is not connected";
+  if (cm0 || confirm)
+    return std::string(imsb::msg::IMB2034E) + " RESET TPIPE(" + c.tpipe +
+           ") refused: the Tpipe has work outstanding";
   const detail::tpipe_records rec = eng.records.get(key());
   if (c.reset_action == bridgemap::operator_command::action::commit && rec.in_flight) {
     auto g = get_by_token(rec.in_flight_token, true);
     if (!g && connection_broken(g.error())) {
       drop_connection(g.error());
-      return "IMB2034E RESET TPIPE(" + c.tpipe + ") failed: " + g.error().to_string();
+      return std::string(imsb::msg::IMB2034E) + " RESET TPIPE(" + c.tpipe +
+             ") failed: " + g.error().to_string();
     }
     if (!g && !request_gone(g.error())) {
       // Still on its queue (2016 ...): COMMIT would leave it to run again; refused, the operator retries.
       (void)conn->backout();
-      return "IMB2034E RESET TPIPE(" + c.tpipe +
+      return std::string(imsb::msg::IMB2034E) + " RESET TPIPE(" + c.tpipe +
              ") ACTION(COMMIT) failed: the request in flight cannot be got (" + g.error().to_string() + ")";
     }
   }
   auto fail = [&](const decode_error& e) {
     (void)conn->backout();
-    return "IMB2034E RESET TPIPE(" + c.tpipe + ") failed: " + e.to_string();
+    return std::string(imsb::msg::IMB2034E) + " RESET TPIPE(" + c.tpipe + ") failed: " + e.to_string();
   };
   std::string receive_trouble;
   std::uint32_t send = rec.send;
@@ -2370,7 +2402,7 @@ std::string worker::on_reset(const bridgemap::operator_command& c) {
     t.stopped.reset();
   });
   {
-    // The receive record: written by the partner's thread, before the re-bid posted below (review #9).
+    // The receive record: written by the partner's thread, before the re-bid posted below.
     partner_event pe;
     pe.what = partner_event::kind::set_receive;
     pe.tpipe = sync_tp;
@@ -2389,21 +2421,22 @@ std::string worker::on_reset(const bridgemap::operator_command& c) {
   resync_pending = false;
   browse_first = true;
   restart_queue("RESET TPIPE(" + sync_tp + ")");
-  // spec/mq.md §5.10 [C]: RESET TPIPE "initiates resynchronization with IMS" — SENDSEQ becomes IMS's
+  // RESET TPIPE "initiates resynchronization with IMS" [C: RESYNC, RESET-TPIPE] — SENDSEQ becomes IMS's
   // receive number and RCVSEQ its send number, and a Tpipe IMS stopped at the mismatch starts again. OTMA
-  // resynchronizes only at a client-bid, so the session is dropped and bid again (ARCHITECTURE.md step 7).
+  // resynchronizes only at a client-bid, so the session is dropped and bid again (CM0 step 7,
+  // docs/design/commit-modes.md).
   {
     std::lock_guard<std::mutex> lock(part.st_mu);
     part.reset_requested.insert(sync_tp);
   }
   part.reset_session("RESET TPIPE(" + sync_tp + "): resynchronizing so that IMS takes the new numbers");
   if (!receive_trouble.empty()) {
-    return "IMB2034E RESET TPIPE(" + sync_tp + ") SENDSEQ(" + std::to_string(send) +
-           ") done, RCVSEQ not written: " + receive_trouble;
+    return std::string(imsb::msg::IMB2034E) + " RESET TPIPE(" + sync_tp + ") SENDSEQ(" +
+           std::to_string(send) + ") done, RCVSEQ not written: " + receive_trouble;
   }
   const std::string line =
-      "IMB2013I RESET TPIPE(" + sync_tp + ") XCFMNAME(" + part.member + ") done: SENDSEQ(" +
-      std::to_string(send) + ") RCVSEQ(" + std::to_string(receive) + ")" +
+      std::string(imsb::msg::IMB2013I) + " RESET TPIPE(" + sync_tp + ") XCFMNAME(" + part.member +
+      ") done: SENDSEQ(" + std::to_string(send) + ") RCVSEQ(" + std::to_string(receive) + ")" +
       (c.reset_action == bridgemap::operator_command::action::commit    ? " ACTION(COMMIT)"
        : c.reset_action == bridgemap::operator_command::action::backout ? " ACTION(BACKOUT)"
                                                                         : "");
@@ -2466,7 +2499,7 @@ result<mqi::done> engine_core::discover() {
     if (other_member) {
       refused.insert(q.name);
       lock.unlock();
-      console("IMB2024E Bridge queue " + q.name + " refused: group " + s.group +
+      console(std::string(imsb::msg::IMB2024E) + " Bridge queue " + q.name + " refused: group " + s.group +
               " already has an IMS partner; " + "one IMS member per XCF group is supported");
       continue;
     }
@@ -2496,7 +2529,7 @@ result<mqi::done> engine_core::discover() {
     if (!sname || !nname) {
       refused.insert(q.name);
       lock.unlock();
-      console("IMB2024E Bridge queue " + q.name +
+      console(std::string(imsb::msg::IMB2024E) + " Bridge queue " + q.name +
               " refused: " + (sname ? nname.error() : sname.error()).to_string());
       continue;
     }
@@ -2515,8 +2548,8 @@ result<mqi::done> engine_core::discover() {
     workers.push_back(std::move(w));
   }
   for (worker* w : fresh) {
-    console("IMB2014I Bridge queue " + w->queue + " uses Tpipes " + w->sync_tp + " and " + w->nsync_tp +
-            " to partner " + w->part.group + "." + w->part.member);
+    console(std::string(imsb::msg::IMB2014I) + " Bridge queue " + w->queue + " uses Tpipes " + w->sync_tp +
+            " and " + w->nsync_tp + " to partner " + w->part.group + "." + w->part.member);
     // A queue found while its partner's session runs: its Tpipes are new (no records, nothing to resync).
     if (w->part.ready) {
       worker_event ready;
@@ -2538,7 +2571,8 @@ void engine_core::discovery_loop() {
     lock.unlock();
     auto d = discover();
     if (!d) {
-      console("IMB2003E Looking for bridge queues failed: " + d.error().to_string());
+      console(std::string(imsb::msg::IMB2003E) +
+              " Looking for bridge queues failed: " + d.error().to_string());
       if (connection_broken(d.error())) {
         // The engine's own connection: reconnect it (the workers and partners mind their own).
         std::lock_guard<std::mutex> own_lock(own_mu);
@@ -2596,8 +2630,8 @@ result<done> engine::start() {
     std::lock_guard<std::mutex> lock(e.mu);
     nq = e.workers.size();
   }
-  e.console("IMB2006I Bridge engine started on queue manager " + e.qmgr_name + " as XCF member " +
-            e.member_name + ": " + std::to_string(nq) + " bridge queue(s)");
+  e.console(std::string(imsb::msg::IMB2006I) + " Bridge engine started on queue manager " + e.qmgr_name +
+            " as XCF member " + e.member_name + ": " + std::to_string(nq) + " bridge queue(s)");
   return std::monostate{};
 }
 
@@ -2635,7 +2669,8 @@ void engine::quiesce(std::uint64_t grace_ms) {
   }
   workers.clear();
   partners.clear();
-  if (e.started) e.console("IMB2007I Bridge engine stopped on queue manager " + e.qmgr_name);
+  if (e.started)
+    e.console(std::string(imsb::msg::IMB2007I) + " Bridge engine stopped on queue manager " + e.qmgr_name);
   std::lock_guard<std::mutex> lock(e.own_mu);
   e.own_store.reset();
   if (e.own) {
@@ -2714,37 +2749,38 @@ std::vector<tpipe_status> engine::tpipes() const {
 std::vector<std::string> engine::command(std::string_view line) {
   impl& e = *impl_;
   auto parsed = bridgemap::parse_operator_command(line);
-  if (!parsed) return {"IMB2034E " + parsed.error().detail};
+  if (!parsed) return {std::string(imsb::msg::IMB2034E) + " " + parsed.error().detail};
   const bridgemap::operator_command& c = *parsed;
   std::vector<std::string> out;
   switch (c.verb) {
     case bridgemap::operator_verb::display_partner:
       for (const partner_status& p : partners())
-        out.push_back("IMB2030I PARTNER(" + p.xcf_group + "." + p.xcf_member + ") STATE(" + p.state +
-                      ") POSSDUP(" + std::to_string(p.possible_duplicates) + ") DUPOUTPUT(" +
-                      std::to_string(p.duplicates_ignored) + ")");
-      if (out.empty()) out.push_back("IMB2030I no partners");
+        out.push_back(std::string(imsb::msg::IMB2030I) + " PARTNER(" + p.xcf_group + "." + p.xcf_member +
+                      ") STATE(" + p.state + ") POSSDUP(" + std::to_string(p.possible_duplicates) +
+                      ") DUPOUTPUT(" + std::to_string(p.duplicates_ignored) + ")");
+      if (out.empty()) out.push_back(std::string(imsb::msg::IMB2030I) + " no partners");
       return out;
     case bridgemap::operator_verb::display_queue:
       for (const queue_status& q : queues())
-        out.push_back("IMB2031I QUEUE(" + q.queue + ") PARTNER(" + q.xcf_group + "." + q.xcf_member +
-                      ") STATE(" + q.state + ") SENT(" + std::to_string(q.sent) + ") REPLIES(" +
-                      std::to_string(q.replies) + ") DLQ(" + std::to_string(q.dead_letters) + ") BACKOUTS(" +
-                      std::to_string(q.backouts) + ")");
-      if (out.empty()) out.push_back("IMB2031I no bridge queues");
+        out.push_back(std::string(imsb::msg::IMB2031I) + " QUEUE(" + q.queue + ") PARTNER(" + q.xcf_group +
+                      "." + q.xcf_member + ") STATE(" + q.state + ") SENT(" + std::to_string(q.sent) +
+                      ") REPLIES(" + std::to_string(q.replies) + ") DLQ(" + std::to_string(q.dead_letters) +
+                      ") BACKOUTS(" + std::to_string(q.backouts) + ")");
+      if (out.empty()) out.push_back(std::string(imsb::msg::IMB2031I) + " no bridge queues");
       return out;
     case bridgemap::operator_verb::display_tpipe:
       for (const tpipe_status& t : tpipes()) {
         if (!c.tpipe.empty() && c.tpipe != "*" && c.tpipe != t.name) continue;
-        out.push_back("IMB2032I TPIPE(" + t.name + ") PARTNER(" + t.xcf_group + "." + t.xcf_member +
-                      ") QUEUE(" + t.queue + ") TYPE(" + (t.synchronized ? "SYNC" : "NONSYNC") + ") STATE(" +
-                      t.state + ") SENDSEQ(" + std::to_string(t.send) + ") RCVSEQ(" +
-                      std::to_string(t.receive) + ") INFLIGHT(" +
+        out.push_back(std::string(imsb::msg::IMB2032I) + " TPIPE(" + t.name + ") PARTNER(" + t.xcf_group +
+                      "." + t.xcf_member + ") QUEUE(" + t.queue + ") TYPE(" +
+                      (t.synchronized ? "SYNC" : "NONSYNC") + ") STATE(" + t.state + ") SENDSEQ(" +
+                      std::to_string(t.send) + ") RCVSEQ(" + std::to_string(t.receive) + ") INFLIGHT(" +
                       (t.in_flight ? std::to_string(*t.in_flight) : std::string("NONE")) + ") OUTSTANDING(" +
                       std::to_string(t.outstanding) + ")");
       }
       if (out.empty())
-        out.push_back("IMB2032I no Tpipe matches " + (c.tpipe.empty() ? std::string("*") : c.tpipe));
+        out.push_back(std::string(imsb::msg::IMB2032I) + " no Tpipe matches " +
+                      (c.tpipe.empty() ? std::string("*") : c.tpipe));
       return out;
     case bridgemap::operator_verb::display_system: {
       std::size_t np = 0, nq = 0;
@@ -2753,26 +2789,27 @@ std::vector<std::string> engine::command(std::string_view line) {
         np = e.partners.size();
         nq = e.workers.size();
       }
-      out.push_back("IMB2033I SYSTEM QMGR(" + e.qmgr_name + ") MEMBER(" + e.member_name + ") TPIPEPFX(" +
-                    e.config.tpipe_prefix + ") PARTNERS(" + std::to_string(np) + ") QUEUES(" +
-                    std::to_string(nq) + ") FACILITY(" + (e.suspended ? "SUSPENDED" : "ACTIVE") + ") STATE(" +
+      out.push_back(std::string(imsb::msg::IMB2033I) + " SYSTEM QMGR(" + e.qmgr_name + ") MEMBER(" +
+                    e.member_name + ") TPIPEPFX(" + e.config.tpipe_prefix + ") PARTNERS(" +
+                    std::to_string(np) + ") QUEUES(" + std::to_string(nq) + ") FACILITY(" +
+                    (e.suspended ? "SUSPENDED" : "ACTIVE") + ") STATE(" +
                     (e.quiescing ? "QUIESCING" : "RUNNING") + ") DEADQ(" + e.dlq + ")");
       return out;
     }
     case bridgemap::operator_verb::suspend:
       e.suspended = true;
-      out.push_back(
-          "IMB2017I IMSBRIDGE facility suspended: no new messages are sent; outputs are still handled");
+      out.push_back(std::string(imsb::msg::IMB2017I) +
+                    " IMSBRIDGE facility suspended: no new messages are sent; outputs are still handled");
       e.console(out.back());
       return out;
     case bridgemap::operator_verb::resume:
       e.suspended = false;
-      out.push_back("IMB2017I IMSBRIDGE facility resumed");
+      out.push_back(std::string(imsb::msg::IMB2017I) + " IMSBRIDGE facility resumed");
       e.console(out.back());
       return out;
     case bridgemap::operator_verb::stop:
       e.stop_asked = true;
-      out.push_back("IMB2017I STOP accepted: the bridge quiesces");
+      out.push_back(std::string(imsb::msg::IMB2017I) + " STOP accepted: the bridge quiesces");
       e.console(out.back());
       return out;
     case bridgemap::operator_verb::reset_tpipe: {
@@ -2787,7 +2824,7 @@ std::vector<std::string> engine::command(std::string_view line) {
           if (w->sync_tp == c.tpipe) target = w.get();
         }
         if (target == nullptr)
-          return {"IMB2034E RESET TPIPE(" + c.tpipe +
+          return {std::string(imsb::msg::IMB2034E) + " RESET TPIPE(" + c.tpipe +
                   ") refused: no synchronized Tpipe of that name for XCFMNAME(" + c.xcf_member + ")"};
         worker_event ev;
         ev.what = worker_event::kind::reset;
@@ -2800,17 +2837,19 @@ std::vector<std::string> engine::command(std::string_view line) {
       if (!answer->cv.wait_for(lock, std::chrono::seconds(30), [&] { return answer->done; })) {
         if (!answer->started) {
           answer->cancelled = true;  // the worker will not run it later
-          return {"IMB2034E RESET TPIPE(" + c.tpipe + ") not answered: the queue's worker is busy; not done"};
+          return {std::string(imsb::msg::IMB2034E) + " RESET TPIPE(" + c.tpipe +
+                  ") not answered: the queue's worker is busy; not done"};
         }
         // Under way: its answer is worth waiting for (a unit of work on the state queue).
         answer->cv.wait_for(lock, std::chrono::seconds(30), [&] { return answer->done; });
         if (!answer->done)
-          return {"IMB2034E RESET TPIPE(" + c.tpipe + ") still running: DISPLAY TPIPE shows its outcome"};
+          return {std::string(imsb::msg::IMB2034E) + " RESET TPIPE(" + c.tpipe +
+                  ") still running: DISPLAY TPIPE shows its outcome"};
       }
       return {answer->answer};
     }
   }
-  return {"IMB2034E unknown command"};
+  return {std::string(imsb::msg::IMB2034E) + " unknown command"};
 }
 
 }  // namespace imsb::bridge

@@ -1,7 +1,7 @@
 #pragma once
 // Private pieces of the bridge engine (engine.cpp): the event queue that carries session events from the
-// transport's thread to a partner's or a worker's own thread (ARCHITECTURE.md: no MQ work on the XCF
-// thread), the in-memory copy of the state records, and small helpers.
+// transport's thread to a partner's or a worker's own thread (no MQ work on the XCF thread:
+// docs/design/concurrency.md), the in-memory copy of the state records, and small helpers.
 
 #include <chrono>
 #include <condition_variable>
@@ -148,9 +148,9 @@ class record_cache {
   std::uint64_t version_ = 0;
 };
 
-// A connection that is gone (ARCHITECTURE.md step 7: reconnect, reload the records, resync): the MQI
-// contract's is_connection_gone, and a handle the queue manager no longer knows (2019): the bridge's
-// handles are opened once per connection, so a lost one means the connection was made again.
+// A connection that is gone (CM0 step 7, docs/design/commit-modes.md: reconnect, reload the records,
+// resync): the MQI contract's is_connection_gone, and a handle the queue manager no longer knows (2019):
+// the bridge's handles are opened once per connection, so a lost one means the connection was made again.
 inline bool connection_broken(const decode_error& e) {
   return mqi::is_connection_gone(e) || mqi::reason_of(e) == mq::MQRC_HOBJ_ERROR;
 }

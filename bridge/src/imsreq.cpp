@@ -178,13 +178,13 @@ result<imsreq_options> parse_imsreq_args(const std::vector<std::string>& args) {
     return usage("--passticket", "give --authenticator or --passticket, not both");
   if (have_conv) {
     if (have_cm && o.commit_mode != '1')
-      return usage("--conversation", "conversations run in commit mode 1 (spec/mq.md §5.6)");
+      return usage("--conversation", "conversations run in commit mode 1 (IBM's rule)");
     if (o.tran_state == mq::MQITS_ARCHITECTED) return usage("--tran-state", "not with --conversation");
     o.commit_mode = '1';
     o.tran_state = conv_new ? mq::MQITS_NOT_IN_CONVERSATION : mq::MQITS_IN_CONVERSATION;
   }
   if (!o.iih) {
-    // Without an MQIIH the bridge uses its defaults (spec/mq.md §1.5 [C]): nothing to carry these in.
+    // Without an MQIIH the bridge uses its defaults [C: BRIDGE-MSGS]: nothing to carry these in.
     if (have_cm || have_conv || !o.authenticator.empty() || !o.passticket_appl.empty() || !o.lterm.empty() ||
         o.tran_state != ' ')
       return usage(
@@ -228,7 +228,7 @@ imsreq_message build_imsreq_message(const imsreq_options& o, std::int32_t encodi
     mq::mqiih iih;
     iih.encoding = encoding;
     iih.coded_char_set_id = ccsid;
-    iih.format = std::string(mq::MQFMT_IMS_VAR_STRING);  // the segments are text (§1.4 DATACONV)
+    iih.format = std::string(mq::MQFMT_IMS_VAR_STRING);  // the segments are text [C: DATACONV]
     if (!o.lterm.empty()) iih.lterm_override = field(o.lterm, mq::MQ_LTERM_OVERRIDE_LENGTH);
     if (!o.mfs.empty()) iih.mfs_map_name = field(o.mfs, mq::MQ_MFS_MAP_NAME_LENGTH);
     if (!o.authenticator.empty()) iih.authenticator = field(o.authenticator, 8);
@@ -377,7 +377,7 @@ int run_imsreq(const std::vector<std::string>& args, std::ostream& out, std::ost
   std::int32_t open_options = mq::MQOO_OUTPUT | mq::MQOO_FAIL_IF_QUIESCING;
   std::int32_t put_options = mq::MQPMO_NO_SYNCPOINT | mq::MQPMO_NEW_MSG_ID | mq::MQPMO_FAIL_IF_QUIESCING;
   if (!o.userid.empty()) {
-    // MQMD.UserIdentifier is identity context: only set when asked for (MQ's rule, spec/mq.md §2).
+    // MQMD.UserIdentifier is identity context: only set when asked for (MQ's rule [C: MQMD-FIELDS]).
     open_options |= mq::MQOO_SET_IDENTITY_CONTEXT;
     put_options |= mq::MQPMO_SET_IDENTITY_CONTEXT;
   }
@@ -393,7 +393,7 @@ int run_imsreq(const std::vector<std::string>& args, std::ostream& out, std::ost
     return exit_trouble;
   }
 
-  // The reply and a report both carry CorrelId = the request's MsgId (spec/mq.md §5.4 [C]; MQRO's default
+  // The reply and a report both carry CorrelId = the request's MsgId ([C: REPLY-MD]; MQRO's default
   // MQRO_COPY_MSG_ID_TO_CORREL_ID for reports).
   mqi::get_request g;
   g.options = mq::MQGMO_WAIT | mq::MQGMO_NO_SYNCPOINT | mq::MQGMO_FAIL_IF_QUIESCING;

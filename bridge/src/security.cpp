@@ -1,6 +1,6 @@
-// The bridge's security decision per message (security.hpp; spec/mq.md §5.9 [C]/[D]; issue 7
-// "Security"): the partner's access level, PassTickets of our design, and the signed UTOKEN IMS gets
-// instead of the Authenticator.
+// The bridge's security decision per message (security.hpp; IBM's access levels [C: APP-ACCESS]): the
+// partner's access level, PassTickets of our design [D], and the signed UTOKEN IMS gets instead of the
+// Authenticator.
 
 #include "imsb/bridge/security.hpp"
 
@@ -20,6 +20,7 @@
 #include <system_error>
 #include <vector>
 
+#include "imsb/core/messages.hpp"
 #include "imsb/mq/codes.hpp"
 #include "imsb/mq/constants.hpp"
 #include "imsb/transport/utoken.hpp"
@@ -30,8 +31,8 @@ namespace {
 constexpr std::int64_t ticket_life_s = 20 * 60;  // [C] PASSTICKET: valid 20 minutes
 constexpr std::size_t ticket_length = 8;         // [C] PASSTICKET: 8 uppercase alphanumerics
 constexpr std::size_t max_key_file = 1024 * 1024;
-constexpr std::size_t max_appl_length = 8;  // MQ_PASS_TICKET_APPL_LENGTH [C] spec/mq.md §5 PASSTKTA
-constexpr std::size_t max_user_length = 8;  // the OTMA security data's user ID (spec/otma-xcf.md §1.6)
+constexpr std::size_t max_appl_length = 8;  // MQ_PASS_TICKET_APPL_LENGTH, PASSTKTA [C: MQGO-CONST]
+constexpr std::size_t max_user_length = 8;  // the OTMA security data's user ID [C: IMS-SEC, ICON-SEC]
 constexpr char ticket_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
 decode_error key_file_error(std::errc code, const std::string& path, std::size_t line,
@@ -40,8 +41,8 @@ decode_error key_file_error(std::errc code, const std::string& path, std::size_t
   e.code = std::make_error_code(code);
   e.field = path;
   e.offset = line;
-  e.detail = "IMB2100E PassTicket key file " + path + (line != 0 ? " line " + std::to_string(line) : "") +
-             ": " + why;
+  e.detail = std::string(imsb::msg::IMB2100E) + " PassTicket key file " + path +
+             (line != 0 ? " line " + std::to_string(line) : "") + ": " + why;
   return e;
 }
 

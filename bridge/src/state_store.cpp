@@ -1,4 +1,4 @@
-// The state queue through an mqi::connection (state_store.hpp; ARCHITECTURE.md CM0 step 4 [D]): one
+// The state queue through an mqi::connection (state_store.hpp; docs/design/state-queue.md [D]): one
 // persistent message per record, keyed by CorrelId, changed only inside the caller's unit of work.
 
 #include "imsb/bridge/state_store.hpp"
@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "imsb/core/messages.hpp"
 #include "imsb/mq/codes.hpp"
 #include "imsb/mq/constants.hpp"
 #include "imsb/mq/mqmd.hpp"
@@ -23,7 +24,8 @@ bool is_mqrc(const decode_error& e, std::int32_t rc) { return e.code == mq::make
 // The connection's error with the queue's name and our message ID in front, so the line the engine
 // prints says which queue and what for.
 decode_error unusable(decode_error e, const std::string& doing) {
-  e.detail = "IMB2120E state queue " + queue_name + " unusable (" + doing + "): " + e.detail;
+  e.detail = std::string(imsb::msg::IMB2120E) + " state queue " + queue_name + " unusable (" + doing +
+             "): " + e.detail;
   return e;
 }
 
@@ -108,8 +110,8 @@ result<std::vector<bridgemap::state_record>> state_store::load_all() {
     // Not ours to delete (state_store.hpp): someone put it there, or a newer bridge wrote it.
     ++bad_;
     if (console_)
-      console_("IMB2121W state queue " + queue_name + ": message " + hex_of(m->md.msg_id.data(), 24) +
-               " skipped: " + why);
+      console_(std::string(imsb::msg::IMB2121W) + " state queue " + queue_name + ": message " +
+               hex_of(m->md.msg_id.data(), 24) + " skipped: " + why);
   }
   return out;
 }

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "imsb/codepage/codepage.hpp"
+#include "imsb/core/messages.hpp"
 
 namespace imsb::imsemu {
 namespace {
@@ -230,8 +231,8 @@ std::vector<std::string> all_members(const command_state& s) {
 
 // The engine's in-memory Tpipes and the journal's durable ones, merged (a synchronized Tpipe of a client
 // that has not come back since a restart is only in the journal). QCT: the journal's queue (queued CM0
-// output is logged there) or the engine's count, the larger [C: IMS-RS-CS]; counts are CM0 only (spec §2.9
-// [C]).
+// output is logged there) or the engine's count, the larger [C: IMS-RS-CS]; counts are CM0 only
+// [C: MQ-BRIDGE].
 std::map<std::string, tpipe_view> tpipes_of(const command_state& s, const std::string& m) {
   std::map<std::string, tpipe_view> out;
   auto c = s.clients.find(m);
@@ -316,7 +317,7 @@ void display_tpipes(const command_state& s, const std::string& m, const std::vec
   } else {
     names = tpipes;
   }
-  // spec §2.9 [C] header and member line; [D] the column layout (status at column 49).
+  // Header and member line [C: MQ-BRIDGE]; [D] the column layout (status at column 49).
   if (header) r.lines.push_back("DFS000I MEMBER/TPIPE  ENQCT  DEQCT  QCT  STATUS");
   r.lines.push_back(rtrim("DFS000I " + pad(m, 41) + member_status(s, m)));
   for (const auto& n : names) {
@@ -366,9 +367,9 @@ void display_members(const command_state& s, const std::vector<std::string>& mem
                                 std::to_string(tib), std::to_string(inpt)));
   }
   if (with_server) {
-    // Emulator-only: the X'3C' server state and the global TIB count (spec §2.10 [D]).
-    r.lines.push_back("IMB5064I SERVER STATE " + s.server_state + " TIB " + std::to_string(s.tib_count) +
-                      "/" + std::to_string(s.tib_limit));
+    // Emulator-only: the X'3C' server state and the global TIB count [D].
+    r.lines.push_back(std::string(imsb::msg::IMB5064I) + " SERVER STATE " + s.server_state + " TIB " +
+                      std::to_string(s.tib_count) + "/" + std::to_string(s.tib_limit));
   }
 }
 
@@ -511,7 +512,7 @@ void run_dequeue(const command_state& s, const parsed_command& p, command_result
     }
   }
   r.lines.push_back(completed("DEQUEUE", "", {}));
-  r.lines.push_back("IMB5065I " + std::to_string(r.effects.purge_outputs.size()) +
+  r.lines.push_back(std::string(imsb::msg::IMB5065I) + " " + std::to_string(r.effects.purge_outputs.size()) +
                     " OUTPUT MESSAGE(S) DEQUEUED FROM " + m + " TPIPE " + n);
 }
 
@@ -584,13 +585,14 @@ std::string shown(const fault_change& c) {
 }
 
 void fault_error(command_result& r, const std::string& detail) {
-  r.lines.push_back("IMB5061E FAULT COMMAND REJECTED: " + detail);
+  r.lines.push_back(std::string(imsb::msg::IMB5061E) + " FAULT COMMAND REJECTED: " + detail);
 }
 
 void run_fault(const command_state& s, const std::vector<std::string>& w, command_result& r) {
   r.recognized = true;
   if (s.origin) {
-    r.lines.push_back("IMB5062E FAULT COMMANDS ARE ACCEPTED FROM THE OPERATOR CONSOLE ONLY");
+    r.lines.push_back(std::string(imsb::msg::IMB5062E) +
+                      " FAULT COMMANDS ARE ACCEPTED FROM THE OPERATOR CONSOLE ONLY");
     return;
   }
   auto n = w.size();
@@ -628,12 +630,14 @@ void run_fault(const command_state& s, const std::vector<std::string>& w, comman
   } else if (what == "RESTART" && n == 3 && (word(2) == "WARM" || word(2) == "COLD")) {
     // [D] the program does the restart (program.cpp), after this answer and outside the link's lock.
     r.effects.fault_changes.push_back({"restart_requested", word(2) == "WARM" ? 1u : 2u});
-    r.lines.push_back("IMB5066I FAULT RESTART " + std::string(word(2)) + " SCHEDULED");
+    r.lines.push_back(std::string(imsb::msg::IMB5066I) + " FAULT RESTART " + std::string(word(2)) +
+                      " SCHEDULED");
     return;
   } else if (what == "CLEAR" && n == 2) {
     for (const char* f : fault_fields) r.effects.fault_changes.push_back({f, 0});
   } else if (what == "SHOW" && n == 2) {
-    for (const auto& c : fault_values(s.fault_settings)) r.lines.push_back("IMB5063I FAULT " + shown(c));
+    for (const auto& c : fault_values(s.fault_settings))
+      r.lines.push_back(std::string(imsb::msg::IMB5063I) + " FAULT " + shown(c));
     return;
   } else {
     return fault_error(r,
@@ -642,10 +646,11 @@ void run_fault(const command_state& s, const std::vector<std::string>& w, comman
                        "RESTART WARM|RESTART COLD|CLEAR|SHOW");
   }
   if (what == "CLEAR") {
-    r.lines.push_back("IMB5060I FAULT SETTINGS CLEARED");
+    r.lines.push_back(std::string(imsb::msg::IMB5060I) + " FAULT SETTINGS CLEARED");
     return;
   }
-  for (const auto& c : r.effects.fault_changes) r.lines.push_back("IMB5060I FAULT SET " + shown(c));
+  for (const auto& c : r.effects.fault_changes)
+    r.lines.push_back(std::string(imsb::msg::IMB5060I) + " FAULT SET " + shown(c));
 }
 
 }  // namespace
@@ -710,7 +715,7 @@ void apply_fault_changes(faults& target, const std::vector<fault_change>& change
 
 std::vector<bytes> architected_display_tran(const command_state& state, std::string_view text,
                                             std::int32_t ccsid) {
-  // spec/otma-xcf.md §1.13 [C: IMS-DISTRAN]: LL ZZ code(8) flag1 flag2 status.
+  // [C: IMS-DISTRAN]: LL ZZ code(8) flag1 flag2 status.
   constexpr std::uint8_t not_found = 0xFF, bad_syntax = 0xFE, fast_path_exclusive = 0x08;
   constexpr std::uint8_t response = 0x80, conversational = 0x40, update = 0x20, irrecoverable = 0x10;
   constexpr std::uint8_t status_stopped = 0x80;

@@ -1,5 +1,5 @@
-// The IMS emulator's engine (engine.hpp): the rules are in its header comment; the spec sections they come
-// from are cited where each rule is applied.
+// The IMS emulator's engine (engine.hpp): the rules are in its header comment; the sources they come from
+// are cited where each rule is applied.
 //
 // External programs (APPLCTN PGM=external:/path) run through external_program.hpp [D]; when one fails the
 // operator sees its IMB5046E-IMB5050E line and DFS554A, and the run is backed out as a built-in's abend.
@@ -16,6 +16,7 @@
 #include <variant>
 
 #include "imsb/codepage/codepage.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/ims/programs.hpp"
 #include "imsb/imsemu/commands.hpp"
 #include "imsb/imsemu/external_program.hpp"
@@ -31,7 +32,8 @@ namespace {
 
 using otma::otma_message;
 
-// IMS text is EBCDIC; the bridge sends 037-compatible text (spec/otma-xcf.md §6.2 [C]).
+// IMS text is EBCDIC [C-hex: IMS-SAMPLE]; the bridge sends 037-compatible text
+// (docs/design/character-data.md).
 constexpr std::int32_t text_ccsid = codepage::ccsid_037;
 
 std::string decode_text(bytes_view raw) {
@@ -61,7 +63,7 @@ std::string hex4(std::uint16_t v) { return otma::sense_hex(v); }
 
 // A client-supplied name (user, group, Tpipe, destination, member) as a console line shows it: printable
 // ASCII kept, anything else as '.' — a control character (EBCDIC X'25' decodes to LF), DEL, or a byte
-// above X'7E' — so a client can neither split a log line nor forge one (security review, issue 6 [D]).
+// above X'7E' — so a client can neither split a log line nor forge one [D].
 std::string printable(std::string_view name) {
   std::string s(name);
   for (char& c : s) {
@@ -111,7 +113,7 @@ destination destination_of(const otma_message& m) {
   return d;
 }
 
-// The conversation id as the server token (spec/otma-xcf.md §2.6 [C]: "IMS creates a conversation ID per
+// The conversation id as the server token ([C: IMS-CONV]: "IMS creates a conversation ID per
 // tpipe and returns it in the server token"); layout ours [D]: "CONV" then the id, big-endian.
 otma::raw_bytes<16> conversation_token(std::uint32_t id) {
   otma::raw_bytes<16> t{};
@@ -123,7 +125,8 @@ otma::raw_bytes<16> conversation_token(std::uint32_t id) {
   return t;
 }
 
-// An output message with the input's prefix (spec §2.3 [C]: the state and user data come back unchanged).
+// An output message with the input's prefix ([C: IMS-CTS-FLOW, IMS-USR]: the state and user data come back
+// unchanged).
 otma_message output_for(const otma_message* input, const std::string& tpipe, bool synchronized,
                         const std::vector<bytes>& segments, const std::string& mod_name) {
   otma_message out;
@@ -191,18 +194,18 @@ struct engine::impl {
     std::vector<std::uint32_t> in_flight_seqs;  // send numbers of the output in flight (several: duplicated)
     std::uint64_t in_flight_id = 0;             // its journal output id; 0 = none in flight
     bool sending = false;                       // inside send_output() of the output in flight
-    bool held = false;                          // NAKed: kept until resync, restart or /DEQUEUE [C §2.3]
+    bool held = false;                          // NAKed: kept until resync, restart, /DEQ [C: IMS-CTS-FLOW]
     tpipe::millis not_before = 0;               // delay_output_ms
     std::uint64_t enqct = 0;
     std::uint64_t deqct = 0;
     std::optional<conversation> conv;
-    std::uint32_t acked_conv_id = 0;  // the id the ACK of a conversation's first input gave (spec §2.6 [C])
+    std::uint32_t acked_conv_id = 0;  // the id the ACK of a conversation's first input gave [C: IMS-CONV]
   };
   struct client_rt {
     bool ready = false;
     std::uint32_t warned_level = 0;  // DFS1988W: the last threshold reported (80, 85, ...)
   };
-  // A CM1 run waiting for the client's ACK of its reply (spec §2.4 [C]).
+  // A CM1 run waiting for the client's ACK of its reply [C: IMS-STC-FLOW].
   struct cm1_run {
     std::string client;
     std::string tpipe;
@@ -263,7 +266,7 @@ struct engine::impl {
   }
   bool journal_ok(const decode_error* err, const std::string& step) {
     if (err == nullptr) return true;
-    console("IMB5021E journal step failed: " + step + ": " + err->to_string());
+    console(std::string(imsb::msg::IMB5021E) + " journal step failed: " + step + ": " + err->to_string());
     return false;
   }
 
@@ -294,8 +297,8 @@ struct engine::impl {
     return it == js().tpipes.end() ? tpipe_state{} : it->second;
   }
 
-  // spec/otma-xcf.md §2.10 [C thresholds, D emulator]: DFS1988W at 80% and each further 5%, X'3C'
-  // degraded at 80%, DFS0767I relief at ≤ 50%.
+  // Thresholds [C: IMS-FLOOD], their use here [D]: DFS1988W at 80% and each further 5%, X'3C' degraded at
+  // 80%, DFS0767I relief at ≤ 50%.
   void flood_check(const std::string& client) {
     const std::uint32_t limit = self.defs_.tib_limit;
     if (limit == 0) return;
@@ -329,8 +332,8 @@ struct engine::impl {
 
   void nak(const std::string& client, const otma_message& input, std::uint16_t sense, const std::string& why,
            const std::string& dfs = {}) {
-    console("IMB5027W input NAKed: member " + client + " tpipe " + printable(tpipe::tpipe_of(input)) +
-            " sense " + hex4(sense) + ": " + printable(why) +
+    console(std::string(imsb::msg::IMB5027W) + " input NAKed: member " + client + " tpipe " +
+            printable(tpipe::tpipe_of(input)) + " sense " + hex4(sense) + ": " + printable(why) +
             (dfs.empty() ? "" : " (" + printable(dfs) + ")"));
     const bool follows = !dfs.empty();
     with_session([&](tpipe::server_session& s) { s.nak_input(client, input, sense, 0, follows); });
@@ -340,8 +343,8 @@ struct engine::impl {
   void ack(const std::string& client, const otma_message& input) {
     if (self.faults_.withhold_next_acks > 0) {
       --self.faults_.withhold_next_acks;
-      console("IMB5030W fault: ACK of input on tpipe " + tpipe::tpipe_of(input) + " from " + client +
-              " withheld");
+      console(std::string(imsb::msg::IMB5030W) + " fault: ACK of input on tpipe " + tpipe::tpipe_of(input) +
+              " from " + client + " withheld");
       return;
     }
     with_session([&](tpipe::server_session& s) { s.ack_input(client, input); });
@@ -362,7 +365,8 @@ struct engine::impl {
       if (r) {
         seq = *r;
       } else {
-        console("IMB5028W output to " + client + " not sent: " + r.error().to_string());
+        console(std::string(imsb::msg::IMB5028W) + " output to " + client +
+                " not sent: " + r.error().to_string());
       }
     });
     return seq;
@@ -390,7 +394,7 @@ struct engine::impl {
     const queued_output& front = q->second.front();
     auto decoded = otma::decode_message(front.data);
     if (!decoded) {
-      console("IMB5021E queued output " + std::to_string(front.id) +
+      console(std::string(imsb::msg::IMB5021E) + " queued output " + std::to_string(front.id) +
               " does not decode: " + decoded.error().to_string());
       return;
     }
@@ -403,7 +407,8 @@ struct engine::impl {
     if (self.faults_.duplicate_next_outputs > 0) {
       --self.faults_.duplicate_next_outputs;
       copies = 2;
-      console("IMB5030W fault: output " + std::to_string(id) + " on tpipe " + key.second + " sent twice");
+      console(std::string(imsb::msg::IMB5030W) + " fault: output " + std::to_string(id) + " on tpipe " +
+              key.second + " sent twice");
     }
     // The client's answer may come back inside send_output() when the wiring is synchronous (tests):
     // `sending` lets on_output_response match it before its send number is known here.
@@ -411,7 +416,7 @@ struct engine::impl {
     tp.in_flight_seqs.clear();
     tp.sending = true;
     for (std::uint32_t i = 0; i < copies; ++i) {
-      // CM0: response always requested (spec §2.3 [C]).
+      // CM0: response always requested [C: IMS-CTS-FLOW].
       auto seq = send_volatile(key.first, out, true);
       tpipe_rt& t = tpipes[key];
       if (!seq || t.in_flight_id != id) break;
@@ -616,8 +621,8 @@ struct engine::impl {
     if (r.abend)
       console("DFS554A " + self.defs_.imsid + " " + tran->program + " " + code + " ABEND " + *r.abend);
 
-    // spec §1.10 [C] (ARCHITECTURE.md step 6): output for input with recoverable number 0 does not use or
-    // advance the Tpipe's recoverable send number, even on a synchronized Tpipe.
+    // [C: IMS-RS-SUMMARY] (docs/design/commit-modes.md, CM0 step 6): output for input with recoverable
+    // number 0 does not use or advance the Tpipe's recoverable send number, even on a synchronized Tpipe.
     const bool synced = tpipe_numbers(key).synchronized && input.mci.recoverable_seq != 0;
     std::vector<bytes> reply_segments;
     std::string reply_mod;
@@ -627,7 +632,7 @@ struct engine::impl {
     if (r.abend) {
       changes.clear();
       outcome = "ABEND " + *r.abend;
-      console("IMB5033W program abended: transaction " + code + " " + *r.abend);
+      console(std::string(imsb::msg::IMB5033W) + " program abended: transaction " + code + " " + *r.abend);
       reply_segments.push_back(encode_text("DFS555I TRANSACTION " + code + " ABEND " + *r.abend));  // [D]
       has_reply = true;
     } else {
@@ -641,7 +646,8 @@ struct engine::impl {
         }
         const auto* d = self.defs_.descriptor_for(o.destination);
         if (d == nullptr) {
-          console("IMB5032W output of " + code + " to " + o.destination + " dropped: no descriptor");
+          console(std::string(imsb::msg::IMB5032W) + " output of " + code + " to " + o.destination +
+                  " dropped: no descriptor");
           continue;
         }
         otma_message out = output_for(nullptr, d->tpipe, d->synchronized, o.segments, o.mod_name);
@@ -652,7 +658,7 @@ struct engine::impl {
       const bool wants_dfs2082 =
           cm1 || (sd != nullptr && (sd->server_state & otma::server_state::cm0_dfs2082) != 0);
       if (!has_reply && wants_dfs2082) {
-        // spec §2.4 [C]
+        // [C: IMS-STC-FLOW]
         reply_segments.push_back(encode_text("DFS2082 RESPONSE MODE TRANSACTION TERMINATED WITHOUT REPLY"));
         has_reply = true;
       }
@@ -668,14 +674,15 @@ struct engine::impl {
       outs.insert(outs.end(), alt.begin(), alt.end());
       if (!commit(input_id, code, outcome, changes, outs)) return;
       if (self.faults_.crash_after_run) {
-        console("IMB5031S crash fault: after the run of input " + std::to_string(input_id));
+        console(std::string(imsb::msg::IMB5031S) + " crash fault: after the run of input " +
+                std::to_string(input_id));
         std::abort();
       }
       pump_all();
       return;
     }
 
-    // CM1 (spec §2.4 [C]): the reply goes before the commit; with CONFIRM the commit waits for the ACK.
+    // CM1 [C: IMS-STC-FLOW]: the reply goes before the commit; with CONFIRM the commit waits for the ACK.
     otma_message out = output_for(&input, tp_name, false, reply_segments, reply_mod);
     std::uint32_t conv_id = 0;
     if (tran->conversational && !r.abend && !r.end_conversation) {
@@ -708,8 +715,9 @@ struct engine::impl {
     if (!confirm) {
       const auto seq = send_volatile(client, out, false);
       finish_cm1(run, true, outcome);
-      // spec §2.4 [C]: a CM1 CONFIRM transaction ends with a commit confirmation; one that abended was
-      // backed out, so after its DFS555I reply the client hears "aborted" [D: no ACK asked for the reply].
+      // [C: IMS-FLOWS, IMS-COMMIT]: a CM1 CONFIRM transaction ends with a commit confirmation; one that
+      // abended was backed out, so after its DFS555I reply the client hears "aborted" [D: no ACK asked for
+      // the reply].
       if (r.abend && seq && sync_level_of(input) == otma::sync_flags::sync_level_confirm) {
         with_session(
             [&](tpipe::server_session& s) { s.send_commit_confirmation(client, tp_name, *seq, false); });
@@ -751,8 +759,8 @@ struct engine::impl {
         tpipe_rt& tp = tpipes[key];
         if (run.end_conversation) {
           if (tp.conv)
-            console("IMB5034I conversation " + std::to_string(tp.conv->id) + " on tpipe " + run.tpipe +
-                    " of " + run.client + " ended by the program");
+            console(std::string(imsb::msg::IMB5034I) + " conversation " + std::to_string(tp.conv->id) +
+                    " on tpipe " + run.tpipe + " of " + run.client + " ended by the program");
           tp.conv.reset();
         } else if (tp.conv) {
           tp.conv->spa = run.spa;
@@ -828,7 +836,7 @@ struct engine::impl {
       ++st.transaction_queue_counts[code];
       ++st.tib_count;
     }
-    // spec §2.10 [C: IMS-FLOOD]: the global TIB limit defaults to 10000 (the member's, INPUT=, to 5000);
+    // [C: IMS-FLOOD]: the global TIB limit defaults to 10000 (the member's, INPUT=, to 5000);
     // the definitions have no statement for the global one, so the default is what /DIS OTMA shows.
     st.tib_limit = 10000;
     st.server_state = degraded ? "DEGRADED" : "NORMAL";
@@ -872,10 +880,11 @@ struct engine::impl {
             tpipe_numbers(key).synchronized) {
           // [D] like IMS refusing to dequeue a message in use: the client may have committed it already
           // (its ACK in transit), and dequeuing it would let the next output reuse its recoverable send
-          // number (spec §1.10 [C: IMS-RS-CS]). It goes when the client answers, or after resync.
+          // number [C: IMS-RS-CS]. It goes when the client answers, or after resync.
           ++refused;
-          lines.push_back("IMB5065I OUTPUT " + std::to_string(id) + " ON TPIPE " + key.second + " OF " +
-                          key.first + " IS IN USE (SENT, AWAITING THE CLIENT'S ACK): NOT DEQUEUED");
+          lines.push_back(std::string(imsb::msg::IMB5065I) + " OUTPUT " + std::to_string(id) + " ON TPIPE " +
+                          key.second + " OF " + key.first +
+                          " IS IN USE (SENT, AWAITING THE CLIENT'S ACK): NOT DEQUEUED");
           break;
         }
         auto r = self.journal_->purge_output(id);
@@ -896,8 +905,8 @@ struct engine::impl {
     for (const auto& k : fx.end_conversations) {
       auto it = tpipes.find(k);
       if (it != tpipes.end() && it->second.conv) {
-        console("IMB5034I conversation " + std::to_string(it->second.conv->id) + " on tpipe " + k.second +
-                " of " + k.first + " ended by /EXIT");
+        console(std::string(imsb::msg::IMB5034I) + " conversation " + std::to_string(it->second.conv->id) +
+                " on tpipe " + k.second + " of " + k.first + " ended by /EXIT");
         it->second.conv.reset();
       }
     }
@@ -905,8 +914,9 @@ struct engine::impl {
     if (refused != 0) {
       for (auto& l : lines) {
         const std::string count = std::to_string(fx.purge_outputs.size());
-        if (l.rfind("IMB5065I " + count + " ", 0) == 0) {
-          l = "IMB5065I " + std::to_string(fx.purge_outputs.size() - refused) + l.substr(9 + count.size());
+        if (l.rfind(std::string(imsb::msg::IMB5065I) + " " + count + " ", 0) == 0) {
+          l = std::string(imsb::msg::IMB5065I) + " " + std::to_string(fx.purge_outputs.size() - refused) +
+              l.substr(9 + count.size());
           break;
         }
       }
@@ -916,14 +926,14 @@ struct engine::impl {
   void on_command(const std::string& client, const otma_message& input, const destination& dest,
                   bool synchronized) {
     const std::uint32_t rsn = input.mci.recoverable_seq;
-    // spec §2.7 [C]: commands on a synchronized Tpipe must carry recoverable number 0.
+    // [C: IMS-RESYNC]: commands on a synchronized Tpipe must carry recoverable number 0.
     if (synchronized && rsn != 0) {
       nak(client, input, otma::sense::seq_not_recoverable, "command with a recoverable number");
       return;
     }
-    // spec §1.10 table [C]: CM1 on a synchronized Tpipe is refused, commands included. A command with
-    // number 0 on a synchronized Tpipe is run (§1.10 [C]); so is one sent CM0, whose output cannot be tied
-    // back to it (§2.9 [C]) — the client's concern, not a reason to refuse it.
+    // [C: IMS-RS-SUMMARY]: CM1 on a synchronized Tpipe is refused, commands included. A command with
+    // number 0 on a synchronized Tpipe is run [C: IMS-RESYNC]; so is one sent CM0, whose output cannot be
+    // tied back to it [C: IMS-CMDS] — the client's concern, not a reason to refuse it.
     if (synchronized && is_cm1(input)) {
       nak(client, input, otma::sense::cm1_on_synchronized_tpipe, "CM1 command on a synchronized tpipe");
       return;
@@ -938,7 +948,7 @@ struct engine::impl {
     st.origin = tpipe_key{client, tpipe::tpipe_of(input)};
     command_result res = run_command(st, dest.text);
     apply(res.effects, res.lines);
-    // spec §2.9 [C]: command output does not replicate the input's prefix (only the Tpipe name is common),
+    // [C: IMS-CMDS]: command output does not replicate the input's prefix (only the Tpipe name is common),
     // so the client's user data does not come back with it.
     otma_message reply_to = input;
     reply_to.user.reset();
@@ -946,7 +956,7 @@ struct engine::impl {
     const std::string verb = upper(dest.text.substr(0, 4));
     if ((input.mci.response_flag & otma::response::extended_requested) != 0 && verb == "/DIS" &&
         upper(dest.text).find(" TRAN") != std::string::npos) {
-      segs = architected_display_tran(st, dest.text, text_ccsid);  // spec §1.13 [C]
+      segs = architected_display_tran(st, dest.text, text_ccsid);  // [C: IMS-DISTRAN]
       otma_message out = output_for(&reply_to, tpipe::tpipe_of(input), false, {}, {});
       out.application->segments.clear();
       for (const auto& s : segs) {
@@ -963,10 +973,11 @@ struct engine::impl {
     pump_all();
   }
 
-  // --- security (spec §3.1 [C]) -------------------------------------------------------------------------
+  // --- security [C: MQ-SEC] -----------------------------------------------------------------------------
 
-  // The message's UTOKEN as the verifier finds it for the message's own user ID and group (spec §1.6,
-  // §3.2 [D]). Logs nothing: authorized() reports a verdict that refuses (engine.hpp rule 4).
+  // The message's UTOKEN as the verifier finds it for the message's own user ID and group (our signed
+  // token [D], docs/design/otma.md). Logs nothing: authorized() reports a verdict that refuses (engine.hpp
+  // rule 4).
   token_finding token_of(const otma_message& m) const {
     if (!m.security) return token_check::none;
     const auto token = m.security->utoken();
@@ -977,8 +988,9 @@ struct engine::impl {
 
   // IMB5041W: a token that did not verify, where that matters (rule 4 above NONE, a bid).
   void token_not_verified(std::string_view user, std::string_view group, const token_finding& token) const {
-    console("IMB5041W UTOKEN OF USER '" + printable(user) + "' GROUP '" + printable(group) +
-            "' NOT VERIFIED" + (token.reason.empty() ? "" : ": " + printable(token.reason)));
+    console(std::string(imsb::msg::IMB5041W) + " UTOKEN OF USER '" + printable(user) + "' GROUP '" +
+            printable(group) + "' NOT VERIFIED" +
+            (token.reason.empty() ? "" : ": " + printable(token.reason)));
   }
 
   // `token`: token_of(input), computed once by the caller so that acceptance and run agree.
@@ -987,23 +999,26 @@ struct engine::impl {
     ims::otma_security level = self.defs_.security;
     if (level == ims::otma_security::none) return true;
     if (level == ims::otma_security::profile) {
-      // PROFILE: the message's flag decides (§3.1 [C]).
+      // PROFILE: the message's flag decides [C: MQ-SEC, ICON-SEC].
       const std::uint8_t flag = input.security ? input.security->flag : otma::security_flag::none;
       if (flag != otma::security_flag::check && flag != otma::security_flag::full) return true;
     }
     const std::string user = input.security ? input.security->user_id().value_or("") : std::string();
-    // [D] spec §3.2: a UTOKEN the key does not verify is a security violation, as a user not allowed is.
+    // [D] (docs/design/otma.md): a UTOKEN the key does not verify is a security violation, as a user not
+    // allowed is.
     if (token.state == token_check::invalid) {
       token_not_verified(user, input.security->profile().value_or(""), token);
-      console("IMB5040W input for " + printable(what) + " on tpipe " + printable(tpipe::tpipe_of(input)) +
-              " refused: the UTOKEN of user '" + printable(user) + "' does not verify");
+      console(std::string(imsb::msg::IMB5040W) + " input for " + printable(what) + " on tpipe " +
+              printable(tpipe::tpipe_of(input)) + " refused: the UTOKEN of user '" + printable(user) +
+              "' does not verify");
       return false;
     }
     // --utoken-required [D]: a user named without a token is refused as one whose token does not verify;
-    // without it the user ID is trusted, as IMS does when MQ sends no UTOKEN (spec §3.2 [C]).
+    // without it the user ID is trusted, as IMS does when MQ sends no UTOKEN [C: MQ-SEC].
     if (utoken_required && token.state == token_check::none && !user.empty()) {
-      console("IMB5056W input for " + printable(what) + " on tpipe " + printable(tpipe::tpipe_of(input)) +
-              " refused: user '" + printable(user) + "' sent no UTOKEN (--utoken-required)");
+      console(std::string(imsb::msg::IMB5056W) + " input for " + printable(what) + " on tpipe " +
+              printable(tpipe::tpipe_of(input)) + " refused: user '" + printable(user) +
+              "' sent no UTOKEN (--utoken-required)");
       return false;
     }
     if (user.empty()) return false;
@@ -1032,13 +1047,14 @@ struct engine::impl {
     }
     const bool cm1 = is_cm1(input);
     const std::uint32_t rsn = input.mci.recoverable_seq;
-    // spec §1.10 [C]: IMS goes by the recoverable number, not by the MCI processing flag ([D] for the flag):
-    // CM0 input with a nonzero number makes the Tpipe synchronized, so it is resynchronized at the next bid.
+    // [C: IMS-RS-SUMMARY]: IMS goes by the recoverable number, not by the MCI processing flag ([D] for the
+    // flag): CM0 input with a nonzero number makes the Tpipe synchronized, so it is resynchronized at the
+    // next bid.
     const bool synchronized = (input.mci.processing_flags & otma::processing::synchronized_tpipe) != 0 ||
                               tpipe_numbers(key).synchronized || (!cm1 && rsn != 0);
     const destination dest = destination_of(input);
 
-    // Conversations (spec §2.6 [D emulator]): one per Tpipe; later input must carry its server token.
+    // Conversations ([D], docs/design/otma.md): one per Tpipe; later input must carry its server token.
     auto rt = tpipes.find(key);
     const bool in_conv = rt != tpipes.end() && rt->second.conv.has_value();
     const auto* sd = txn_state(input);
@@ -1062,7 +1078,7 @@ struct engine::impl {
       on_command(client, input, dest, synchronized);
       return;
     }
-    // Rule 3, first part: spec §1.10 table [C]: CM1 on a synchronized Tpipe is refused (X'1C') whatever its
+    // Rule 3, first part [C: IMS-RS-SUMMARY]: CM1 on a synchronized Tpipe is refused (X'1C') whatever its
     // destination, so before the destination checks below.
     if (cm1 && synchronized) {
       nak(client, input, otma::sense::cm1_on_synchronized_tpipe, "CM1 on a synchronized tpipe");
@@ -1072,17 +1088,18 @@ struct engine::impl {
     const ims::transaction_def* tran = self.defs_.transaction(code);
     std::string dfs;
     if (tran == nullptr) {
-      dfs = "DFS064 DESTINATION CAN NOT BE FOUND OR CREATED, DEST=" + code;  // spec §2.8 [C]
+      dfs = "DFS064 DESTINATION CAN NOT BE FOUND OR CREATED, DEST=" + code;  // [C: IMS-MSG-ICO0079E]
     } else if (stopped_trans.count(code) != 0) {  // the definitions' status is in it from open()
-      dfs = "DFS065 TRAN/LTERM STOPPED " + code;  // spec §2.8 [C] text, placement of the name [D]
+      dfs = "DFS065 TRAN/LTERM STOPPED " + code;  // [C: IMS-MSG-ICO0079E] text, placement of the name [D]
     }
     if (!dfs.empty()) {
-      // spec §2.8 [D emulator]: as output data; on CM0 through the Tpipe's queue.
+      // [D] (docs/design/otma.md): as output data; on CM0 through the Tpipe's queue.
       if (rsn != 0 && rsn != tpipe_numbers(key).recv_rsn + 1) {
         nak(client, input, otma::sense::invalid_recoverable_seq, "recoverable number not receive + 1");
         return;
       }
-      console("IMB5027W " + printable(dfs) + " (member " + client + " tpipe " + tp_name + ")");
+      console(std::string(imsb::msg::IMB5027W) + " " + printable(dfs) + " (member " + client + " tpipe " +
+              tp_name + ")");
       if (cm1) {
         ack(client, input);
         send_text(client, input, {dfs}, false);
@@ -1091,7 +1108,7 @@ struct engine::impl {
       auto logged = log(client, input, synchronized, rsn);
       if (!logged) return;
       ack(client, input);
-      // spec §1.10 [C]: only output for recoverable input (number ≠ 0) carries a recoverable send number.
+      // Only output for recoverable input (number ≠ 0) carries a recoverable send number [C: IMS-RS-SUMMARY].
       const bool synced_out = synchronized && rsn != 0;
       otma_message out = output_for(&input, tp_name, synced_out, {encode_text(dfs)}, {});
       auto enc = otma::encode_message(out);
@@ -1101,8 +1118,8 @@ struct engine::impl {
       return;
     }
 
-    // Rule 3: commit mode and Tpipe (spec §1.10 table [C]); CM1 on a synchronized Tpipe is checked above.
-    // Sync level SYNCPT needs RRS, which the emulator has not: X'0011' (spec §1.11 [C: IMS-MSG-ICO0002E]).
+    // Rule 3: commit mode and Tpipe [C: IMS-RS-SUMMARY]; CM1 on a synchronized Tpipe is checked above.
+    // Sync level SYNCPT needs RRS, which the emulator has not: X'0011' [C: IMS-MSG-ICO0002E].
     if (sync_level_of(input) == otma::sync_flags::sync_level_syncpt) {
       nak(client, input, otma::sense::rrs_not_enabled, "sync level SYNCPT: IMS is not enabled for RRS");
       return;
@@ -1130,7 +1147,7 @@ struct engine::impl {
           "DFS1292E SECURITY VIOLATION");
       return;
     }
-    // Rule 5: flood control (spec §2.10 [C]).
+    // Rule 5: flood control [C: IMS-FLOOD].
     const std::uint32_t limit = self.defs_.tib_limit;
     if (limit != 0 && active(client) >= limit) {
       console("DFS1989E OTMA INPUT MESSAGES (TIB) FOR MEMBER " + client + " REACHED THE LIMIT " +
@@ -1150,11 +1167,11 @@ struct engine::impl {
     if (token.state != token_check::none) accepted_tokens[*id] = token.state;
     tpipes[key];
     if (self.faults_.crash_after_log) {
-      console("IMB5031S crash fault: after logging input " + std::to_string(*id));
+      console(std::string(imsb::msg::IMB5031S) + " crash fault: after logging input " + std::to_string(*id));
       std::abort();
     }
     if (tran->conversational && !in_conv) {
-      // spec §2.6 [C: IMS-CONV]: "When IMS acknowledges the first input, it sets server state
+      // [C: IMS-CONV]: "When IMS acknowledges the first input, it sets server state
       // Conversational", with the conversation id as server token: the one the run then gives it.
       tpipe_rt& tp = tpipes[key];
       tp.acked_conv_id = next_conv_id++;
@@ -1169,7 +1186,7 @@ struct engine::impl {
     }
     flood_check(client);
     if (self.faults_.hold_runs) {
-      console("IMB5030W fault: run of input " + std::to_string(*id) + " held");
+      console(std::string(imsb::msg::IMB5030W) + " fault: run of input " + std::to_string(*id) + " held");
       return;
     }
     run_input(*id, false);
@@ -1197,8 +1214,8 @@ struct engine::impl {
     if (self.faults_.stop_answering) return;
     if (resp.ack && self.faults_.ignore_next_client_acks > 0) {
       --self.faults_.ignore_next_client_acks;
-      console("IMB5030W fault: client ACK of send number " + std::to_string(resp.send_seq) + " on tpipe " +
-              resp.tpipe + " ignored");
+      console(std::string(imsb::msg::IMB5030W) + " fault: client ACK of send number " +
+              std::to_string(resp.send_seq) + " on tpipe " + resp.tpipe + " ignored");
       return;
     }
     const tpipe_key key{resp.client, resp.tpipe};
@@ -1214,9 +1231,9 @@ struct engine::impl {
           s.send_commit_confirmation(run.client, run.tpipe, run.send_seq, true);
         });
       } else {
-        // spec §2.4 [C/I]: U119, DFS554 to the client, commit confirmation aborted.
-        console("IMB5029W CM1 output of " + run.transaction + " NAKed by " + run.client + " (sense " +
-                hex4(resp.sense) + "): backed out, U0119");
+        // U119, DFS554 to the client [C: IMS-STC-FLOW], commit confirmation aborted [I].
+        console(std::string(imsb::msg::IMB5029W) + " CM1 output of " + run.transaction + " NAKed by " +
+                run.client + " (sense " + hex4(resp.sense) + "): backed out, U0119");
         // [I] IMS reports the abend to the master terminal too, not only to the client.
         // Same form as a program's own abend: region, program, transaction, code [D].
         const ims::transaction_def* t = self.defs_.transaction(run.transaction);
@@ -1243,16 +1260,16 @@ struct engine::impl {
     if (!resp.ack) {
       const auto* sd = txn_state(resp.message);
       if (sd != nullptr && (sd->route_flags & otma::route_flags::purge_not_deliverable) != 0) {
-        console("IMB5029W output " + std::to_string(id) + " NAKed by " + resp.client +
-                " with purge: dequeued");
+        console(std::string(imsb::msg::IMB5029W) + " output " + std::to_string(id) + " NAKed by " +
+                resp.client + " with purge: dequeued");
         auto r = self.journal_->purge_output(id);
         if (!r) journal_ok(&r.error(), "purge_output");
         ++tpipes[key].deqct;
         pump(key);
         return;
       }
-      console("IMB5029W output " + std::to_string(id) + " on tpipe " + resp.tpipe + " NAKed by " +
-              resp.client + " (sense " + hex4(resp.sense) + "): kept");
+      console(std::string(imsb::msg::IMB5029W) + " output " + std::to_string(id) + " on tpipe " + resp.tpipe +
+              " NAKed by " + resp.client + " (sense " + hex4(resp.sense) + "): kept");
       tpipes[key].held = true;
       return;
     }
@@ -1270,7 +1287,7 @@ struct engine::impl {
     pump(key);
   }
 
-  // --- resync (spec §2.7 [C]) -----------------------------------------------------------------------
+  // --- resync [C: IMS-RESYNC] -----------------------------------------------------------------------
 
   void on_represynch(const std::string& client, const std::string& tp_name, std::uint8_t action,
                      std::uint32_t client_send, std::uint32_t client_receive) {
@@ -1279,7 +1296,7 @@ struct engine::impl {
     const tpipe::server_tpipe_numbers before{st.send_rsn, st.recv_rsn};
     const tpipe::server_tpipe_numbers after =
         tpipe::apply_represynch(before, action, client_send, client_receive);
-    // "One output in flight per Tpipe" (ARCHITECTURE.md): a REPresynch after TBresynch comes while the
+    // "One output in flight per Tpipe" (docs/design/tpipes.md): a REPresynch after TBresynch comes while the
     // client is ready, and the output in flight stays in flight (its ACK may still come); at a bid the
     // client is not ready yet and on_client_ready sends it again anyway.
     const auto c = clients.find(client);
@@ -1293,7 +1310,7 @@ struct engine::impl {
     if (action == otma::represynch_action::dequeue_last_output) {
       auto q = js().outputs.find(key);
       // Only output that carried a recoverable number can be what the client committed (rsn-0 output has
-      // none, spec §1.10 [C]); outputs go one at a time, so it is the front one.
+      // none [C: IMS-RS-SUMMARY]); outputs go one at a time, so it is the front one.
       if (q != js().outputs.end() && !q->second.empty() && q->second.front().synchronized) {
         // One durable step [C: IMS-RS-CS]: the client committed the output, so it goes and the send
         // number becomes the client's receive number together; two steps would leave a crash window in
@@ -1324,8 +1341,8 @@ struct engine::impl {
     st.synchronized = true;
     auto r = self.journal_->set_tpipe(client, tp_name, st);
     if (!r) journal_ok(&r.error(), "set_tpipe " + tp_name);
-    console("IMB5026I REPresynch for tpipe " + printable(tp_name) + " of " + client + ": action " +
-            hex4(action) + ", IMS send/receive " + std::to_string(before.send) + "/" +
+    console(std::string(imsb::msg::IMB5026I) + " REPresynch for tpipe " + printable(tp_name) + " of " +
+            client + ": action " + hex4(action) + ", IMS send/receive " + std::to_string(before.send) + "/" +
             std::to_string(before.receive) + " -> " + std::to_string(st.send_rsn) + "/" +
             std::to_string(st.recv_rsn));
     if (ready) pump(key);
@@ -1364,9 +1381,10 @@ result<std::unique_ptr<engine>> engine::open(ims::definitions defs, const std::f
   for (const auto& [k, t] : st.tpipes) synced += t.synchronized ? 1 : 0;
   for (const auto& [k, q] : st.outputs) outputs += q.size();
   if (e->console_) {
-    e->console_(std::string("IMB5020I engine started (") + (cold_start ? "cold" : "warm") + " start): " +
-                std::to_string(synced) + " synchronized tpipes, " + std::to_string(st.inputs.size()) +
-                " queued inputs, " + std::to_string(outputs) + " queued outputs");
+    e->console_((std::string(imsb::msg::IMB5020I) + " engine started (") + (cold_start ? "cold" : "warm") +
+                " start): " + std::to_string(synced) + " synchronized tpipes, " +
+                std::to_string(st.inputs.size()) + " queued inputs, " + std::to_string(outputs) +
+                " queued outputs");
   }
   // Warm restart: inputs logged and not run are run now (their output waits for the client) [D].
   e->impl_->run_queue(true);
@@ -1428,12 +1446,13 @@ tpipe::bid_verdict engine::on_bid(std::string_view client, const otma::otma_mess
   if (auto bad = names::check_xcf_member_name(client, names::xcf_rules::bridge)) {
     v.accept = false;
     v.sense = otma::sense::invalid_name;
-    impl_->console("IMB5023W bid of " + printable(client) + " rejected (sense " + hex4(v.sense) +
-                   "): " + bad->reason);
+    impl_->console(std::string(imsb::msg::IMB5023W) + " bid of " + printable(client) + " rejected (sense " +
+                   hex4(v.sense) + "): " + bad->reason);
     return v;
   }
   // The bid's user and group (engine.hpp): its subfields, else — IBM's sample bid carries only the UTOKEN
-  // (spec §1.12) — the ones its token names. Determined once: the three checks below must agree on it.
+  // [C-hex: IMS-SAMPLE] — the ones its token names. Determined once: the three checks below must agree on
+  // it.
   std::string user;
   std::string group;
   std::optional<bytes_view> token;
@@ -1451,22 +1470,22 @@ tpipe::bid_verdict engine::on_bid(std::string_view client, const otma::otma_mess
   const auto refuse = [&](const std::string& why) {
     v.accept = false;
     v.sense = otma::sense::security_violation;
-    impl_->console("IMB5023W bid of " + std::string(client) + " rejected (sense " + hex4(v.sense) +
-                   "): " + why);
+    impl_->console(std::string(imsb::msg::IMB5023W) + " bid of " + std::string(client) + " rejected (sense " +
+                   hex4(v.sense) + "): " + why);
     return v;
   };
-  // spec §2.2 (c) [D]: the CLIENT allow-list, standing in for the FACILITY profile IMSXCF.group.member.
+  // [D]: the CLIENT allow-list, standing in for the FACILITY profile IMSXCF.group.member.
   if (!defs_.may_bid(client, user)) {
     return refuse("not permitted by a CLIENT statement" +
                   (user.empty() ? "" : " for user " + printable(user)));
   }
   const bool secured = defs_.security != ims::otma_security::none;
-  // spec §3.1 [C] JOIN-style check, reduced [D]: under /SECURE OTMA other than NONE, a bid naming a user
-  // must name a defined one.
+  // IMS's JOIN check of client-bids [C: IMS-OTMASE], reduced [D]: under /SECURE OTMA other than NONE, a bid
+  // naming a user must name a defined one.
   if (secured && !defs_.users.empty() && !user.empty() && defs_.users.count(user) == 0) {
     return refuse("user " + printable(user) + " is not defined");
   }
-  // spec §3.1 [C]: "the client's UTOKEN must be valid"; checked with our key [D] (engine.hpp).
+  // [C: IMS-GRNAME]: "the client's UTOKEN must be valid"; checked with our key [D] (engine.hpp).
   if (secured && token && impl_->verifier) {
     const token_finding found = impl_->verifier(*token, user, group);
     if (found.state == token_check::invalid) {
@@ -1476,8 +1495,8 @@ tpipe::bid_verdict engine::on_bid(std::string_view client, const otma::otma_mess
   }
   // --utoken-required [D]: a bid naming a user without a token is refused as one whose token does not verify.
   if (secured && !token && impl_->utoken_required && !user.empty()) {
-    impl_->console("IMB5056W bid of " + std::string(client) + " refused: user '" + printable(user) +
-                   "' sent no UTOKEN (--utoken-required)");
+    impl_->console(std::string(imsb::msg::IMB5056W) + " bid of " + std::string(client) + " refused: user '" +
+                   printable(user) + "' sent no UTOKEN (--utoken-required)");
     return refuse("no UTOKEN for user '" + printable(user) + "'");
   }
   // A bid ends whatever session the client had (tpipe/server_session reports it as on_client_lost
@@ -1490,7 +1509,7 @@ tpipe::bid_verdict engine::on_bid(std::string_view client, const otma::otma_mess
                          });
   if (leftovers) on_client_lost(client, "re-bid");
   impl_->clients[std::string(client)].ready = false;
-  impl_->console("IMB5022I bid of " + std::string(client) + " accepted");
+  impl_->console(std::string(imsb::msg::IMB5022I) + " bid of " + std::string(client) + " accepted");
   return v;
 }
 
@@ -1504,7 +1523,7 @@ void engine::on_client_ready(std::string_view client) {
     tp.in_flight_seqs.clear();
     tp.held = false;
   }
-  impl_->console("IMB5024I client " + std::string(client) + " ready");
+  impl_->console(std::string(imsb::msg::IMB5024I) + " client " + std::string(client) + " ready");
   impl_->pump_client(client);
 }
 
@@ -1528,7 +1547,7 @@ void engine::on_client_lost(std::string_view client, const std::string& reason) 
   // A CM1 run still in the program: backed out when it completes (engine.hpp header).
   auto& flight = impl_->external_in_flight;
   if (flight && flight->cm1 && flight->client == client) flight->client_lost = true;
-  impl_->console("IMB5025W client " + std::string(client) + " lost: " + reason);
+  impl_->console(std::string(imsb::msg::IMB5025W) + " client " + std::string(client) + " lost: " + reason);
 }
 
 std::vector<tpipe::synchronized_tpipe> engine::synchronized_tpipes(std::string_view client) {
@@ -1566,22 +1585,23 @@ void engine::on_deallocate(std::string_view client, const otma::otma_message& me
   const tpipe_key key{std::string(client), tpipe::tpipe_of(message)};
   auto it = impl_->tpipes.find(key);
   if (it == impl_->tpipes.end() || !it->second.conv) {
-    impl_->console("IMB5028W deallocate on tpipe " + key.second + " from " + key.first + ": no conversation");
+    impl_->console(std::string(imsb::msg::IMB5028W) + " deallocate on tpipe " + key.second + " from " +
+                   key.first + ": no conversation");
     return;
   }
   const auto* sd = txn_state(message);
   if (sd != nullptr && sd->server_token != it->second.conv->token) {
-    impl_->console("IMB5028W deallocate on tpipe " + key.second + " from " + key.first +
-                   ": server token does not match the conversation");
+    impl_->console(std::string(imsb::msg::IMB5028W) + " deallocate on tpipe " + key.second + " from " +
+                   key.first + ": server token does not match the conversation");
     return;
   }
-  impl_->console("IMB5034I conversation " + std::to_string(it->second.conv->id) + " on tpipe " + key.second +
-                 " of " + key.first + " ended by deallocate");
+  impl_->console(std::string(imsb::msg::IMB5034I) + " conversation " + std::to_string(it->second.conv->id) +
+                 " on tpipe " + key.second + " of " + key.first + " ended by deallocate");
   it->second.conv.reset();
 }
 
 void engine::on_protocol_error(std::string_view client, const std::string& what) {
-  impl_->console("IMB5028W " + std::string(client) + ": " + what);
+  impl_->console(std::string(imsb::msg::IMB5028W) + " " + std::string(client) + ": " + what);
 }
 
 }  // namespace imsb::imsemu

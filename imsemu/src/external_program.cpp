@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "imsb/codepage/codepage.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/otma/sense.hpp"
 
 namespace imsb::imsemu {
@@ -419,10 +420,10 @@ external_result run_external_program(const std::string& path, const ims::input_m
                                      const external_options& options) {
   external_result x;
   const std::string who = "PGM(" + options.program_name + ") TRAN(" + input.transaction + ")";
-  auto abend = [&](const std::string& id, const char* code, const std::string& why) {
+  auto abend = [&](std::string_view id, const char* code, const std::string& why) {
     x.run.outputs.clear();
     x.run.abend = std::string(code) + " PROGRAM " + options.program_name + " " + why;
-    x.log.push_back(id + " " + who + " " + why + " (ABEND " + code + ")");
+    x.log.push_back(std::string(id) + " " + who + " " + why + " (ABEND " + code + ")");
   };
 
   std::vector<bytes> in_segments;
@@ -458,7 +459,7 @@ external_result run_external_program(const std::string& path, const ims::input_m
     pos = nl + 1;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (logged < options.max_log_lines) {
-      x.log.push_back("IMB5045I " + who + " STDERR: " + printable_line(line));
+      x.log.push_back(std::string(imsb::msg::IMB5045I) + " " + who + " STDERR: " + printable_line(line));
       ++logged;
     } else {
       ++dropped;
@@ -473,42 +474,44 @@ external_result run_external_program(const std::string& path, const ims::input_m
     dropped += (kept_ended_line ? 1 : 0) + beyond.newlines - (beyond.last == '\n' ? 1 : 0);
   }
   if (dropped > 0) {
-    x.log.push_back("IMB5051W " + who + " STDERR: " + std::to_string(dropped) + " MORE LINES NOT LOGGED");
+    x.log.push_back(std::string(imsb::msg::IMB5051W) + " " + who + " STDERR: " + std::to_string(dropped) +
+                    " MORE LINES NOT LOGGED");
   }
 
   if (po.start_errno != 0) {
-    abend("IMB5046E", abend_program_failed,
+    abend(imsb::msg::IMB5046E, abend_program_failed,
           "NOT STARTED: " + std::string(po.start_step) + " " + path + ": " + errno_text(po.start_errno));
     return x;
   }
   if (po.timed_out) {
-    abend("IMB5049E", abend_time_limit,
+    abend(imsb::msg::IMB5049E, abend_time_limit,
           "RAN PAST ITS TIME LIMIT OF " + std::to_string(options.timeout.count()) +
               " MS: PROCESS GROUP KILLED");
     return x;
   }
   if (po.too_much_output) {
-    abend("IMB5050E", abend_bad_output,
+    abend(imsb::msg::IMB5050E, abend_bad_output,
           "BAD OUTPUT: MORE THAN " + std::to_string(options.max_output) + " BYTES: PROCESS GROUP KILLED");
     return x;
   }
   if (WIFSIGNALED(po.status)) {
-    abend("IMB5048E", abend_program_failed, "ENDED BY SIGNAL " + std::to_string(WTERMSIG(po.status)));
+    abend(imsb::msg::IMB5048E, abend_program_failed,
+          "ENDED BY SIGNAL " + std::to_string(WTERMSIG(po.status)));
     return x;
   }
   if (!WIFEXITED(po.status) || WEXITSTATUS(po.status) != 0) {
-    abend("IMB5047E", abend_program_failed,
+    abend(imsb::msg::IMB5047E, abend_program_failed,
           "ENDED WITH EXIT STATUS " + std::to_string(WIFEXITED(po.status) ? WEXITSTATUS(po.status) : -1));
     return x;
   }
   if (po.out.size() > options.max_output) {
-    abend("IMB5050E", abend_bad_output,
+    abend(imsb::msg::IMB5050E, abend_bad_output,
           "BAD OUTPUT: MORE THAN " + std::to_string(options.max_output) + " BYTES");
     return x;
   }
   auto parsed = parse_program_output(bytes_view(po.out));
   if (!parsed) {
-    abend("IMB5050E", abend_bad_output, "BAD OUTPUT: " + parsed.error().to_string());
+    abend(imsb::msg::IMB5050E, abend_bad_output, "BAD OUTPUT: " + parsed.error().to_string());
     return x;
   }
   std::vector<otma::segment> segments = std::move(parsed).value();
@@ -517,7 +520,7 @@ external_result run_external_program(const std::string& path, const ims::input_m
     // The SPA comes back first, the size IMS gave it [D] (a program cannot change a SPA's size).
     if (segments.empty() || segments.front().data.size() != input.spa.size()) {
       abend(
-          "IMB5050E", abend_bad_output,
+          imsb::msg::IMB5050E, abend_bad_output,
           "BAD OUTPUT: A CONVERSATIONAL PROGRAM MUST WRITE THE SPA (" + std::to_string(input.spa.size()) +
               " BYTES) AS ITS FIRST SEGMENT" +
               (segments.empty() ? std::string(", IT WROTE NOTHING")

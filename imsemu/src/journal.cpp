@@ -473,7 +473,7 @@ void dequeue(journal_state& s, std::uint64_t output_id, const ack_rec* ack) {
   const bool synchronized = queue[where->second].synchronized;
   queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(where->second));
   if (queue.empty()) s.outputs.erase(where->first);
-  // [C: IMS-RS-CS] spec/otma-xcf.md §1.10: the send number is logged when the client ACKs the output.
+  // [C: IMS-RS-CS]: the send number is logged when the client ACKs the output.
   if (ack != nullptr && ack->has_rsn && synchronized) s.tpipes[where->first].send_rsn = ack->send_rsn;
 }
 
@@ -578,7 +578,7 @@ result<bytes> read_all(int fd, const std::filesystem::path& path) {
 // Replaces `target` with magic + one snapshot record so that a crash leaves the old file or the new one.
 result<done> write_snapshot_file(int dir_fd, const std::filesystem::path& target, const journal_state& s) {
   const std::filesystem::path tmp = target.parent_path() / "journal.tmp";
-  // 0600: the journal holds whole inputs, UTOKENs included (security review, issue 6 [D]).
+  // 0600: the journal holds whole inputs, UTOKENs included [D].
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return errno_error(tmp, "open", errno);
   bytes file(magic.begin(), magic.end());

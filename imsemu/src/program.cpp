@@ -298,7 +298,7 @@ void program::restart(bool cold) {
     rejoin_pending_ = false;
     console_(std::string(msg::IMB5088I) + " IMS RESTART " + kind + " (FAULT RESTART): STOPPING");
     if (joined_.exchange(false)) {
-      // As a planned stop (§2.2 [D]): suspend (X'14') to every ready client, then leave the group.
+      // As a planned stop [C: IMS-TERM]: suspend (X'14') to every ready client, then leave the group.
       link_->with_session([](tpipe::server_session& s) { s.suspend_all(); });
       link_->leave();
       console_("DFS2361I XCF GROUP CLOSED SUCCESSFULLY. GROUP=" + group_ + " MEMBER=" + member_);
@@ -504,7 +504,7 @@ void program::stop(const std::string& why) {
   std::lock_guard<std::mutex> lock(engine_mutex_);
   if (!joined_.exchange(false) || !link_) return;
   console_(std::string(msg::IMB5082I) + " STOPPING: " + why);
-  // §2.2 [D]: a planned stop tells every ready client with suspend (X'14') before IMS leaves.
+  // A planned stop tells every ready client with suspend (X'14') before IMS leaves [C: IMS-TERM].
   link_->with_session([](tpipe::server_session& s) { s.suspend_all(); });
   link_->leave();
   console_("DFS2361I XCF GROUP CLOSED SUCCESSFULLY. GROUP=" + group_ + " MEMBER=" + member_);

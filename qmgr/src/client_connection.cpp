@@ -1,4 +1,4 @@
-// The client connection (issue 5): mqi::connection over the client protocol
+// The client connection: mqi::connection over the client protocol
 // (portable/include/imsb/mqi/client_protocol.hpp) on a connected socket — the bindings socket or a TCP
 // listener, with TLS when asked. One request, one response, plain blocking I/O [D]: a connection is one
 // thread's (connection.hpp), so nothing else could use the socket while a call waits.

@@ -1,5 +1,5 @@
 #pragma once
-// Private to qmgr/src (issue 5): the byte stream under the client protocol (a connected socket, plain or
+// Private to qmgr/src: the byte stream under the client protocol (a connected socket, plain or
 // TLS over it) and the client connection that speaks the protocol over it. The server (server.cpp)
 // reads and writes frames through the same stream class, so both ends share one frame reader.
 

@@ -1,4 +1,4 @@
-// connect() and bindings_socket_path() (connect.hpp, issue 5): in-process, bindings socket, MQSERVER.
+// connect() and bindings_socket_path() (connect.hpp): in-process, bindings socket, MQSERVER.
 
 #include "imsb/qmgr/connect.hpp"
 

@@ -134,7 +134,7 @@ objects::exec_context now_context() {
   std::strftime(time, sizeof time, "%H.%M.%S", &tm);
   ctx.date = date;
   ctx.time = time;
-  ctx.qmgr_running = false;    // the control commands edit a stopped queue manager (issue 4)
+  ctx.qmgr_running = false;    // the control commands edit a stopped queue manager
   ctx.messages_unseen = true;  // ... whose messages are not loaded: no DELETE QLOCAL [D]
   return ctx;
 }
@@ -583,8 +583,8 @@ int runmqsc_body(const std::vector<std::string>& args, mqsc_input* given_input, 
   auto lock = store->try_lock();
   if (!lock) {
     if (is_code(lock.error(), std::errc::device_or_resource_busy)) {
-      // A running queue manager takes the commands itself, through its bindings socket (issue 5: the
-      // catalog has one writer); -1: no daemon answers (another runmqsc holds the lock).
+      // A running queue manager takes the commands itself, through its bindings socket (the catalog has
+      // one writer); -1: no daemon answers (another runmqsc holds the lock).
       if (!verify) {
         const bool terminal = !file && in_fd >= 0 && ::isatty(in_fd) == 1;
         const int rc = detail::runmqsc_running(
@@ -695,7 +695,7 @@ Displays the real file-system name of every object of queue manager QM whose nam
 type (padded to 10) and real name, then a line with its path: a queue's folder (which holds its file q),
 a namelist's or process's file, the queue manager's folder (type QMGR, matched by the queue manager's
 name), or the object catalog (type CATALOG). Channels, listeners and storage classes are not files
-(seeds/000): they are kept in the object catalog, and their path line is the catalog's path.
+(as in IBM MQ): they are kept in the object catalog, and their path line is the catalog's path.
 --file does the reverse: the objects whose transformed file name is FILENAME (compared as the queue
 manager's file system compares names).
 -m may be left out when the prefix has exactly one queue manager.
@@ -735,7 +735,7 @@ enum class pick {
   none,
 };
 
-// spec/mq.md §8.3 [C] (and [I] for qremote, qmgr, service, topic); stgclass is ours [D].
+// IBM's dspmqfls types [C: DSPMQFLS] (and [I] for qremote, qmgr, service, topic); stgclass is ours [D].
 std::optional<pick> pick_from(const std::string& t) {
   struct word {
     std::string_view a, b;
@@ -852,14 +852,14 @@ int dspmqfls_body(const std::vector<std::string>& args, std::ostream& out, std::
       if (!picked(*p, *rec) || !name_matches(family, rec->name)) continue;
       const bool clntconn = rec->type == objects::object_type::channel && rec->text("CHLTYPE") == "CLNTCONN";
       std::string type = clntconn ? "CLNTCONN" : std::string(objects::to_mqsc_word(rec->type));
-      // Not files (seeds/000): the catalog holds them [D].
+      // Not files [C: FILENAMES-V6]: the catalog holds them [D].
       fs::path path = store->object_path(*catalog, family, rec->name).value_or(store->catalog_path());
       entries.push_back({std::move(type), rec->name, std::move(path)});
     }
   }
 
   // IBM's banner then, per object, "<type padded to 10><name>" and the path, no blank line between
-  // [C] spec/mq.md §8.3.
+  // [C: DSPMQFLS, QIITA-DSPMQFLS].
   say(out, msg::IMB1164I, "imsbridge Display MQ Files");
   for (const auto& e : entries) {
     out << std::left << std::setw(10) << e.type << e.name << '\n' << e.path.string() << '\n';

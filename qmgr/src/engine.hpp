@@ -30,7 +30,7 @@ struct body {
   bytes data;
 };
 
-// The order of a local queue: priority descending, then arrival (MSGDLVSQ(PRIORITY), spec/mq.md [C]).
+// The order of a local queue: priority descending, then arrival (MSGDLVSQ(PRIORITY) [C: LOCALQ-DOC]).
 struct msg_key {
   std::int32_t priority = 0;
   std::uint64_t seq = 0;
@@ -175,7 +175,7 @@ class engine {
   local_queue* queue_of(const std::string& name);  // nullptr unless a QLOCAL of that name exists
   // The local queue a handle works on: nullptr when it was deleted (and maybe defined again) since MQOPEN.
   local_queue* queue_of(const handle_state& h);
-  bool is_xmitq(const std::string& name) const;  // USAGE(XMITQ): no COA/COD here (§2.3) [I]
+  bool is_xmitq(const std::string& name) const;  // USAGE(XMITQ): no COA/COD here [I: JAVA-MQRO]
   std::int64_t max_uncommitted() const;          // the queue manager's MAXUMSGS
   void refresh_after_catalog_change();
   bool authorized(const principal& who, std::string_view objtype, const std::string& name,

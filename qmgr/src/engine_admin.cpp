@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "engine.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/mq/codes.hpp"
 #include "imsb/mqsc/lexer.hpp"
 #include "imsb/mqsc/parser.hpp"
@@ -90,8 +91,8 @@ objects::exec_context engine::exec_now() const {
 result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const conn_state& c,
                                          const std::string& script) {
   if (!authorized(c.who, "QMGR", catalog.qmgr_name(), "CTRL")) {
-    log_error("IMB1180E: user " + c.who.user + " not authorized: CTRL on queue manager " +
-              catalog.qmgr_name() + " (MQSC)");
+    log_error(std::string(imsb::msg::IMB1180E) + ": user " + c.who.user +
+              " not authorized: CTRL on queue manager " + catalog.qmgr_name() + " (MQSC)");
     return mqi_error("MQSC", mq::MQRC_NOT_AUTHORIZED,
                      "user " + c.who.user + " is not an administrator of " + catalog.qmgr_name());
   }
@@ -116,7 +117,7 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
       ++read;
       ++syntax_errors;
       echo(read, src.lines, reply.lines);
-      reply.lines.push_back("IMB1051E: MQSC syntax error: " +
+      reply.lines.push_back(std::string(imsb::msg::IMB1051E) + ": MQSC syntax error: " +
                             (parsed.error ? parsed.error->message() : std::string("no command")));
       continue;
     }
@@ -141,14 +142,15 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
         bool in_uow = false;
         for (const auto& [k, m] : q.messages) in_uow = in_uow || !m.visible();
         if (q.open_input + q.open_output > 0 || in_uow) {
-          fail("IMB1184E: " + label(cmd) + ": queue in use (" + mq::describe_reason(mq::MQRC_OBJECT_IN_USE) +
-               ")");
+          fail(std::string(imsb::msg::IMB1184E) + ": " + label(cmd) + ": queue in use (" +
+               mq::describe_reason(mq::MQRC_OBJECT_IN_USE) + ")");
           continue;
         }
         const bool purge = cmd.verb == "CLEAR" || cmd.find("PURGE") != nullptr;
         if (!q.messages.empty() && !purge) {
-          fail("IMB1183E: " + label(cmd) + ": queue not empty, " + std::to_string(q.messages.size()) +
-               " messages (" + mq::describe_reason(mq::MQRC_Q_NOT_EMPTY) + ")");
+          fail(std::string(imsb::msg::IMB1183E) + ": " + label(cmd) + ": queue not empty, " +
+               std::to_string(q.messages.size()) + " messages (" + mq::describe_reason(mq::MQRC_Q_NOT_EMPTY) +
+               ")");
           continue;
         }
         // Persistent messages removed are logged as gets, so that a queue defined again under the same
@@ -168,7 +170,7 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
         result<done> logged = finish(lk, batch, cmd.verb == "CLEAR" ? "CLEAR" : "DELETE");
         lk.lock();
         if (!logged) {
-          fail("IMB1188E: " + label(cmd) +
+          fail(std::string(imsb::msg::IMB1188E) + ": " + label(cmd) +
                ": the recovery log failed, nothing was removed: " + logged.error().to_string());
           continue;
         }
@@ -178,17 +180,17 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
           auto again = queues.find(name);
           if (again != queues.end() &&
               (again->second.open_input + again->second.open_output > 0 || !again->second.messages.empty())) {
-            fail("IMB1184E: " + label(cmd) + ": queue in use (" +
+            fail(std::string(imsb::msg::IMB1184E) + ": " + label(cmd) + ": queue in use (" +
                  mq::describe_reason(mq::MQRC_OBJECT_IN_USE) + ")");
             continue;
           }
         }
         if (cmd.verb == "CLEAR") {
-          reply.lines.push_back("IMB1185I: Message queue cleared.");
+          reply.lines.push_back(std::string(imsb::msg::IMB1185I) + ": Message queue cleared.");
           continue;
         }
       } else if (cmd.verb == "CLEAR") {
-        fail("IMB1044E: " + label(cmd) + ": object '" + name + "' not found");
+        fail(std::string(imsb::msg::IMB1044E) + ": " + label(cmd) + ": object '" + name + "' not found");
         continue;
       }
     }
@@ -200,13 +202,14 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
           continue;
         ++shown;
         const local_queue* q = queue_of(rec->name);
-        reply.lines.push_back("IMB1186I: Display queue status details.");
+        reply.lines.push_back(std::string(imsb::msg::IMB1186I) + ": Display queue status details.");
         reply.lines.push_back("   QUEUE(" + rec->name + ")" + std::string(" ") + "TYPE(QUEUE)");
         reply.lines.push_back("   CURDEPTH(" + std::to_string(q->messages.size()) + ")   IPPROCS(" +
                               std::to_string(q->open_input) + ")");
         reply.lines.push_back("   OPPROCS(" + std::to_string(q->open_output) + ")");
       }
-      if (shown == 0) fail("IMB1044E: " + label(cmd) + ": object '" + pattern + "' not found");
+      if (shown == 0)
+        fail(std::string(imsb::msg::IMB1044E) + ": " + label(cmd) + ": object '" + pattern + "' not found");
       continue;
     }
     // The other runtime commands (START/STOP LISTENER ...) go to the server's handler, called without
@@ -237,9 +240,9 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
     if (!saved) {
       const bool kept = queue_manager_store::save_replaced_catalog(saved.error());
       if (!kept) catalog = before;
-      fail("IMB1187E: " + label(cmd) + ": the catalog cannot be saved: " + saved.error().to_string() +
-           (kept ? " (the change was kept)" : " (the change was undone)"));
-      log_error("IMB1187E: MQSC " + label(cmd) + ": " + saved.error().to_string());
+      fail(std::string(imsb::msg::IMB1187E) + ": " + label(cmd) + ": the catalog cannot be saved: " +
+           saved.error().to_string() + (kept ? " (the change was kept)" : " (the change was undone)"));
+      log_error(std::string(imsb::msg::IMB1187E) + ": MQSC " + label(cmd) + ": " + saved.error().to_string());
     }
     refresh_after_catalog_change();  // new queues appear at once, deleted ones go
   }
@@ -276,7 +279,8 @@ result<done> engine::apply_catalog_command(const std::string& command, const cha
   if (!saved) {
     if (!queue_manager_store::save_replaced_catalog(saved.error())) {
       catalog = before;
-      log_error(std::string("IMB1187E: ") + call + " " + command + ": " + saved.error().to_string());
+      log_error((std::string(imsb::msg::IMB1187E) + ": ") + call + " " + command + ": " +
+                saved.error().to_string());
       return mqi_error(call, mq::MQRC_RESOURCE_PROBLEM,
                        "the catalog cannot be saved: " + saved.error().to_string());
     }

@@ -6,6 +6,7 @@
 
 #include "async_consume.hpp"
 #include "engine.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/mq/codes.hpp"
 #include "imsb/objects/resolution.hpp"
 
@@ -341,7 +342,7 @@ result<mqi::hobj> local_connection::open_locked(const mqi::object_descriptor& od
   const objects::resolution r = for_input ? objects::resolve_for_input(e.snap, name, qmgr)
                                           : objects::resolve_for_output(e.snap, name, qmgr);
   if (!r.ok()) return mqi_error(call, r.mqrc, "cannot open " + name + (qmgr.empty() ? "" : " at " + qmgr));
-  // Dynamic queues from a model queue are not supported [D] (issue 5 allows it).
+  // Dynamic queues from a model queue are not supported [D].
   if (r.model_queue)
     return mqi_error(call, mq::MQRC_OPTION_NOT_VALID_FOR_TYPE,
                      name + " is a model queue: dynamic queues are not supported by imsbridge");
@@ -376,8 +377,8 @@ result<mqi::hobj> local_connection::open_locked(const mqi::object_descriptor& od
     // Likewise PASSALL includes PASSID [I] (MQOO_PASS_ALL_CONTEXT implies MQOO_PASS_IDENTITY_CONTEXT).
     if (std::string_view(authority) == "PASSID" && e.authorized(c_->who, "QUEUE", auth_name, "PASSALL"))
       continue;
-    e.log_error("IMB1180E: user " + c_->who.user + " not authorized: " + std::string(authority) +
-                " on queue " + auth_name + " (" + call + ")");
+    e.log_error(std::string(imsb::msg::IMB1180E) + ": user " + c_->who.user +
+                " not authorized: " + std::string(authority) + " on queue " + auth_name + " (" + call + ")");
     return mqi_error(call, mq::MQRC_NOT_AUTHORIZED,
                      "user " + c_->who.user + " lacks " + authority + " authority on queue " + auth_name);
   }
@@ -429,8 +430,8 @@ result<mqi::hobj> local_connection::open_qmgr_locked(const mqi::object_descripto
     return mqi_error(call, mq::MQRC_UNKNOWN_OBJECT_Q_MGR,
                      "the queue manager object of " + qmgr + " cannot be opened from " + own);
   if (!e.authorized(c_->who, "QMGR", own, "INQ")) {
-    e.log_error("IMB1180E: user " + c_->who.user + " not authorized: INQ on queue manager " + own + " (" +
-                call + ")");
+    e.log_error(std::string(imsb::msg::IMB1180E) + ": user " + c_->who.user +
+                " not authorized: INQ on queue manager " + own + " (" + call + ")");
     return mqi_error(call, mq::MQRC_NOT_AUTHORIZED,
                      "user " + c_->who.user + " lacks INQ authority on queue manager " + own);
   }
@@ -495,7 +496,7 @@ mqi::result<mqi::put_result> local_connection::put_locked(std::unique_lock<std::
   const objects::object_record* target = e.queue_record(h.local_queue);
   if (target == nullptr || e.queue_of(h) == nullptr)
     return mqi_error(call, mq::MQRC_Q_DELETED, "queue " + h.local_queue + " was deleted");
-  // An alias or remote definition that is PUT(DISABLED) inhibits too (spec/mq.md §6 [I]).
+  // An alias or remote definition that is PUT(DISABLED) inhibits too [I: DISPLAY-QUEUE].
   if (attr_is(opened, "PUT", "DISABLED"))
     return mqi_error(call, mq::MQRC_PUT_INHIBITED, "queue " + h.object_name + " is PUT(DISABLED)");
   rules::put_context ctx = e.context_for(c_->who, opened != nullptr ? opened : target);
@@ -513,7 +514,8 @@ mqi::result<mqi::put_result> local_connection::put_locked(std::unique_lock<std::
     err.field = call + std::string(": ") + err.field;
     return err;
   }
-  // Reply-to queue alias and the local queue manager's name when ReplyToQMgr is blank (spec/mq.md §7.3 [C]).
+  // Reply-to queue alias and the local queue manager's name when ReplyToQMgr is blank
+  // [C: QREMOTE-USES, REPLYALIAS-WMB].
   std::string rq = trimmed(out.reply_to_q), rqm = trimmed(out.reply_to_q_mgr);
   if (!rq.empty()) {
     objects::apply_reply_to_alias(e.snap, rq, rqm);
@@ -532,7 +534,7 @@ mqi::result<mqi::put_result> local_connection::put_locked(std::unique_lock<std::
   if (!key) return key.error();
   ++e.counters.puts;
   if (!h.xmit && !e.is_xmitq(h.local_queue) && (out.report & mq::MQRO_COA) != 0) {
-    // COA when the message reaches its local queue, in the put's unit of work (spec/mq.md §2.3 [C]).
+    // COA when the message reaches its local queue, in the put's unit of work [C: JAVA-MQRO].
     // Not on a transmission queue (put there directly): COA is for the destination queue [I].
     const msg_entry& ent = e.queues[h.local_queue].messages.at(*key);
     e.report(rules::report_kind::coa, ent, uow, batch);
@@ -638,7 +640,7 @@ mqi::result<mqi::message> local_connection::get_impl(mqi::hobj handle, const mqi
       }
       if (!matches(m, req)) continue;
       if (browse) {
-        // Browse cursors go by arrival [D] (the brief of issue 5).
+        // Browse cursors go by arrival [D].
         if (from_cursor && k.seq <= *h.browse_seq) continue;
         if (!found || k.seq < found->seq) found = k;
       } else {
@@ -706,7 +708,7 @@ mqi::result<mqi::message> local_connection::get_impl(mqi::hobj handle, const mqi
             batch.ops.push_back(std::move(g));
           }
           // No COD from a transmission queue: COD is the receiving application's get at the destination
-          // (spec/mq.md §2.3), not a channel's [I].
+          // [C: JAVA-MQRO], not a channel's [I].
           if ((m.b->md.report & mq::MQRO_COD) != 0 && !e.is_xmitq(h.local_queue))
             e.report(rules::report_kind::cod, m, nullptr, batch);
         }

@@ -19,12 +19,12 @@ namespace imsb::qmgr::rules {
 namespace {
 
 // The MQDLH and MQXQH the queue manager writes are in its own encoding and CCSID: the Linux queue
-// manager's native encoding and ISO 8859-1 (spec/mq.md §3.2, §7.4 [C]: "in the QM's CCSID and
-// MQENC_NATIVE"; the values are ours [D], spec/mq.md §9 item 8).
+// manager's native encoding and ISO 8859-1 ([C: DLH-DOC, XQH-DOC]: "in the QM's CCSID and
+// MQENC_NATIVE"; the values are ours [D]).
 constexpr std::int32_t qmgr_encoding = mq::MQENC_NATIVE_LINUX_X86;
 constexpr std::int32_t qmgr_ccsid = 819;
 
-// The first 100 bytes of the data go into a report "WITH_DATA" (spec/mq.md §2.3 [I]).
+// The first 100 bytes of the data go into a report "WITH_DATA" [I: JAVA-MQRO].
 constexpr std::size_t report_data_length = 100;
 
 decode_error mqrc_error(std::int32_t rc, std::string field, std::string detail) {
@@ -71,7 +71,7 @@ std::int64_t to_ms(std::chrono::system_clock::time_point t) {
 }
 
 // Days since 1970-01-01 → civil date (H. Hinnant's days_from_civil inverse), so that no C time function
-// (and no time zone) is involved: PutDate and PutTime are GMT (spec/mq.md §2.5 [C]).
+// (and no time zone) is involved: PutDate and PutTime are GMT [C: PUTDATE-DOC, PUTTIME-DOC].
 void civil_from_days(std::int64_t z, std::int64_t& y, unsigned& m, unsigned& d) {
   z += 719468;
   const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
@@ -91,7 +91,7 @@ void digits(std::string& out, std::int64_t v, int width) {
   out += s;
 }
 
-// PutDate YYYYMMDD and PutTime HHMMSSTH (T tenths, H hundredths), GMT (spec/mq.md §2.5 [C]).
+// PutDate YYYYMMDD and PutTime HHMMSSTH (T tenths, H hundredths), GMT [C: PUTDATE-DOC, PUTTIME-DOC].
 void put_date_time(std::chrono::system_clock::time_point now, std::string& date, std::string& time) {
   const std::int64_t ms = to_ms(now);
   std::int64_t days = ms / 86400000;
@@ -121,7 +121,7 @@ void put_date_time(std::chrono::system_clock::time_point now, std::string& date,
 //   23 bits the incarnation (its low 23 bits: one per queue-manager start, 8 388 608 starts to wrap);
 //   40 bits the counter (its low 40 bits: 2^40 ids per incarnation, 12 days at a million puts a second).
 // Unique while, within an incarnation, the counter grows and stays below 2^40, and incarnations do not
-// wrap — the distributed queue managers' shape [I] (spec/mq.md §2.5 [C] QMGRNAME-DOC); the field widths
+// wrap — the distributed queue managers' shape [I] ([C: QMGRNAME-DOC]); the field widths
 // are ours [D]. (An earlier (incarnation << 32) + counter let a counter past 2^32 collide with the next
 // incarnation's ids.)
 constexpr std::uint64_t id_counter_bits = 40;
@@ -144,14 +144,14 @@ bool valid_msg_type(std::int32_t t) noexcept {
 }
 
 // MQFB_NONE, the system range (which holds the MQRC_* values too) or the application range
-// (spec/mq.md §2.4 [C] FEEDBACK-DOC).
+// [C: FEEDBACK-DOC].
 bool valid_feedback(std::int32_t fb) noexcept {
   return fb == mq::MQFB_NONE || (fb >= mq::MQFB_SYSTEM_FIRST && fb <= mq::MQFB_SYSTEM_LAST) ||
          (fb >= mq::MQFB_APPL_FIRST && fb <= mq::MQFB_APPL_LAST);
 }
 
 // The origin context the queue manager generates (default context, and the origin half of identity
-// context): spec/mq.md §2.5 [C]; PutApplType MQAT_UNIX, the Linux MQAT_DEFAULT [C] MQGO-CONST.
+// context) [C: MQMD-FIELDS]; PutApplType MQAT_UNIX, the Linux MQAT_DEFAULT [C: MQGO-CONST].
 void set_origin_context(mq::mqmd& md, const put_context& ctx) {
   md.put_appl_type = mq::MQAT_UNIX;
   md.put_appl_name = pad(ctx.appl_name, mq::MQ_PUT_APPL_NAME_LENGTH);
@@ -290,7 +290,7 @@ std::int32_t remaining(std::int32_t expiry, std::int64_t put_time_ms, std::int64
 
 std::optional<outgoing> make_report(report_kind kind, const mq::mqmd& original, bytes_view data,
                                     std::int32_t feedback, std::int64_t put_time_ms, const put_context& ctx) {
-  // Each kind: the option that asks for it, and those with data and with all data (spec/mq.md §2.3 [C]).
+  // Each kind: the option that asks for it, and those with data and with all data [C: CMQC-PY].
   std::int32_t plain = 0, with_data = 0, full_data = 0, fb = feedback;
   switch (kind) {
     case report_kind::coa:
@@ -322,7 +322,7 @@ std::optional<outgoing> make_report(report_kind kind, const mq::mqmd& original, 
   } else if ((r & with_data) == with_data) {
     // The MQ headers at the front (MQDLH, MQXQH, MQIIH ...) are kept whole, then the first 100 bytes of
     // the application data: a report's Format is the original's, so a cut header would not decode
-    // (spec/mq.md §2.3, IBM's rule for WITH_DATA [I]). A header that does not decode ends the headers
+    // (IBM's rule for WITH_DATA [I: JAVA-MQRO]). A header that does not decode ends the headers
     // kept: from there on the bytes count as data.
     const mq::chain_walk walk =
         mq::walk_chain_partial(data, original.format, original.encoding, original.coded_char_set_id);
@@ -334,10 +334,10 @@ std::optional<outgoing> make_report(report_kind kind, const mq::mqmd& original, 
   md.version = mq::MQMD_VERSION_2;
   md.msg_type = mq::MQMT_REPORT;
   md.feedback = fb;
-  // The generator rule of all reports (spec/mq.md §2.3 [C] MSGID-DOC).
+  // The generator rule of all reports [C: MSGID-DOC].
   md.msg_id = (r & mq::MQRO_PASS_MSG_ID) != 0 ? original.msg_id : generate_id(ctx);
   md.correl_id = (r & mq::MQRO_PASS_CORREL_ID) != 0 ? original.correl_id : original.msg_id;
-  // Activity-report MD rules, the model of all generated reports (spec/mq.md §2.3 [C] ACTIVITY-MD, [I]).
+  // Activity-report MD rules, the model of all generated reports ([C: ACTIVITY-MD], [I]).
   const bool pass = (r & mq::MQRO_PASS_DISCARD_AND_EXPIRY) != 0;
   md.report = pass && (r & mq::MQRO_DISCARD_MSG) != 0 ? mq::MQRO_DISCARD_MSG : mq::MQRO_NONE;
   md.expiry = pass ? remaining(original.expiry, put_time_ms, to_ms(ctx.now)) : mq::MQEI_UNLIMITED;
@@ -349,7 +349,7 @@ std::optional<outgoing> make_report(report_kind kind, const mq::mqmd& original, 
   md.priority = original.priority;
   md.persistence = original.persistence;
   // The report goes back to whoever asked, so it carries the original's identity; the origin is the
-  // queue manager (as the MQDLH's, spec/mq.md §3.1 [C] DLH-PUTAPPLTYPE) [I]. A report has no reply.
+  // queue manager (as the MQDLH's [C: DLH-PUTAPPLTYPE]) [I]. A report has no reply.
   md.reply_to_q_mgr = pad(ctx.qmgr_name, mq::MQ_Q_MGR_NAME_LENGTH);
   md.user_identifier = original.user_identifier;
   md.accounting_token = original.accounting_token;
@@ -376,7 +376,7 @@ outgoing make_dead_letter(const mq::mqmd& original, bytes_view data, std::int32_
 
   outgoing out;
   out.queue = std::string(deadq);
-  out.md = original;  // the original's context is kept (PASS_ALL_CONTEXT, spec/mq.md §3.2 [C])
+  out.md = original;  // the original's context is kept (PASS_ALL_CONTEXT [C: DLH-DOC])
   out.md.format = mq::MQFMT_DEAD_LETTER_HEADER;
   out.md.encoding = qmgr_encoding;
   out.md.coded_char_set_id = qmgr_ccsid;
@@ -391,7 +391,7 @@ outgoing make_xmit(const mq::mqmd& original, bytes_view data, std::string_view x
   mq::mqxqh xqh;
   xqh.remote_q_name = pad(remote_q, mq::MQ_Q_NAME_LENGTH);
   xqh.remote_q_mgr_name = pad(remote_qmgr, mq::MQ_Q_MGR_NAME_LENGTH);
-  // The embedded MQMD is a version-1 copy (spec/mq.md §7.4 [C]); its version-2 fields would travel in an
+  // The embedded MQMD is a version-1 copy [C: XQH-DOC]; its version-2 fields would travel in an
   // MQMDE, which we do not write yet [I].
   xqh.msg_desc = original;
   const mq::mqmd defaults;
@@ -404,7 +404,7 @@ outgoing make_xmit(const mq::mqmd& original, bytes_view data, std::string_view x
 
   outgoing out;
   out.queue = std::string(xmitq);
-  // The separate MQMD: the original's, describing the MQXQH (spec/mq.md §7.4 [C] XQH-DOC, [I]).
+  // The separate MQMD: the original's, describing the MQXQH ([C: XQH-DOC], [I]).
   out.md = original;
   out.md.format = mq::MQFMT_XMIT_Q_HEADER;
   out.md.encoding = qmgr_encoding;
@@ -419,7 +419,7 @@ outgoing make_xmit(const mq::mqmd& original, bytes_view data, std::string_view x
                    std::string_view remote_q, std::string_view remote_qmgr, const put_context& ctx) {
   outgoing out = make_xmit(original, data, xmitq, remote_q, remote_qmgr);
   // The separate MQMD's origin is the queue manager that put the message on the transmission queue
-  // (spec/mq.md §7.4 [I]); the embedded MQMD keeps the application's.
+  // [I: XQH-DOC]; the embedded MQMD keeps the application's.
   out.md.put_appl_type = mq::MQAT_QMGR;
   out.md.put_appl_name = pad(ctx.qmgr_name, mq::MQ_PUT_APPL_NAME_LENGTH);
   return out;

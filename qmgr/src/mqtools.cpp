@@ -1,4 +1,4 @@
-// mqput and mqget (daemon.hpp; issue 5): put any message, get or browse messages and print them as
+// mqput and mqget (daemon.hpp): put any message, get or browse messages and print them as
 // mqdump decodes them (portable/include/imsb/dump/), or as one JSON object per line. They reach the
 // queue manager through connect() (connect.hpp); tests give them a mock connection (detail::).
 
@@ -33,7 +33,7 @@ namespace {
 namespace po = boost::program_options;
 
 constexpr int exit_ok = 0;
-constexpr int exit_no_msg = 2;  // mqget: nothing there (issue 5)
+constexpr int exit_no_msg = 2;  // mqget: nothing there
 constexpr int exit_error = 20;  // as the control commands (control.hpp)
 
 struct usage_error {

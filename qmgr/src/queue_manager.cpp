@@ -1,6 +1,7 @@
 // The running queue manager (queue_manager.hpp): messages, units of work, waits, expiry, reports, the
 // dead-letter queue, transmission queues and authorization, and its in-process mqi::connection.
-// MQSC and inquiries are in engine_admin.cpp. [D] unless a spec section is cited.
+// MQSC and inquiries are in engine_admin.cpp. [D] unless a source is cited ([C: KEY], the keys in
+// docs/design/sources.md).
 
 #include "imsb/qmgr/queue_manager.hpp"
 
@@ -10,6 +11,7 @@
 #include <utility>
 
 #include "engine.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/mq/codes.hpp"
 #include "imsb/objects/resolution.hpp"
 
@@ -171,7 +173,7 @@ result<msg_key> engine::deliver(conn_state* uow, const std::string& queue, const
     return mqi_error(
         call, mq::MQRC_MSG_TOO_BIG_FOR_Q,
         std::to_string(data.size()) + " bytes > MAXMSGL " + std::to_string(q_max) + " of " + queue);
-  // MAXUMSGS counts every message the unit of work put or got (spec/mq.md: MQRC 2024 [C] IBM's text).
+  // MAXUMSGS counts every message the unit of work put or got (IBM's text for MQRC 2024 [C]).
   if (uow != nullptr && static_cast<std::int64_t>(uow->uow.size()) >= max_uncommitted())
     return mqi_error(call, mq::MQRC_SYNCPOINT_LIMIT_REACHED,
                      "the unit of work holds MAXUMSGS " + std::to_string(max_uncommitted()) + " messages");
@@ -188,8 +190,8 @@ result<msg_key> engine::deliver(conn_state* uow, const std::string& queue, const
   // batch: after the log made it durable, when it is persistent [D].
   e.uncommitted_put = true;
   // The engine orders by MQPRI 0..9 only, whatever MQMD.Priority says (rules clamp it already; a
-  // priority above 9 is queued at 9 as IBM does, spec/mq.md §2) [I]. MSGDLVSQ(FIFO): arrival only, the
-  // priority kept in the MQMD but not in the order [C] IBM's MSGDLVSQ.
+  // priority above 9 is queued at 9 as IBM does) [I]. MSGDLVSQ(FIFO): arrival only, the priority kept in
+  // the MQMD but not in the order (IBM's MSGDLVSQ [C: LOCALQ-DOC]).
   const msg_key key{attr_is(rec, "MSGDLVSQ", "FIFO") ? 0 : std::clamp(md.priority, 0, 9), next_seq++};
   if (uow != nullptr) {
     uow->uow.push_back(uow_op{true, queue, key});
@@ -221,7 +223,7 @@ void engine::send_report(conn_state* uow, const rules::outgoing& out, log_batch&
   } else if (r.model_queue) {
     reason = mq::MQRC_OPTION_NOT_VALID_FOR_TYPE;
   }
-  // The reply-to queue cannot take it: the dead-letter queue, MQDLH Reason = why (spec/mq.md §3 [C]).
+  // The reply-to queue cannot take it: the dead-letter queue, MQDLH Reason = why [C: DLH-REASON].
   const std::string deadq = trimmed(snap.qmgr.deadq);
   std::int32_t dlq_reason = mq::MQRC_UNKNOWN_OBJECT_NAME;
   if (!deadq.empty()) {
@@ -235,8 +237,9 @@ void engine::send_report(conn_state* uow, const rules::outgoing& out, log_batch&
     }
     dlq_reason = mq::reason_of(put.error().code);
   }
-  log_error(std::string("IMB1181E: report message (Feedback ") + std::to_string(out.md.feedback) + ") to " +
-            out.queue + " at " + (out.qmgr.empty() ? catalog.qmgr_name() : out.qmgr) +
+  log_error((std::string(imsb::msg::IMB1181E) + ": report message (Feedback ") +
+            std::to_string(out.md.feedback) + ") to " + out.queue + " at " +
+            (out.qmgr.empty() ? catalog.qmgr_name() : out.qmgr) +
             " discarded: " + mq::describe_reason(reason) + (detail.empty() ? "" : " (" + detail + ")") +
             "; dead-letter queue '" + deadq + "': " + mq::describe_reason(dlq_reason));
 }
@@ -313,7 +316,7 @@ void engine::backout_locked(conn_state& c, log_batch& batch) {
     msg_entry& e = it->second;
     e.locked_by = 0;
     ++e.backout_count;
-    // Logged so that BackoutCount survives a restart [D] (the brief of issue 5).
+    // Logged so that BackoutCount survives a restart [D].
     if (e.persistent) {
       log_op b{log_op::kind::backout_count, op->queue, {}};
       b.message.token = e.token;
@@ -389,7 +392,7 @@ result<done> engine::finish(std::unique_lock<std::mutex>& lk, log_batch& batch, 
     // files do not keep what was just undone [D].
     if (checkpoints_begun != checkpoints_before) checkpoint_again = true;
     if (lk.owns_lock()) lk.unlock();
-    log_error("IMB1182E: recovery log: " + r.error().to_string());
+    log_error(std::string(imsb::msg::IMB1182E) + ": recovery log: " + r.error().to_string());
     decode_error e = r.error();
     e.field = call;
     return e;
@@ -475,7 +478,8 @@ void engine::maybe_checkpoint(std::unique_lock<std::mutex>& lk) {
   recovery_log* l = log.get();
   lk.unlock();
   result<done> r = l->write_checkpoint(cp, std::move(sources));
-  if (!r.ok()) log_error("IMB1182E: recovery log checkpoint: " + r.error().to_string());
+  if (!r.ok())
+    log_error(std::string(imsb::msg::IMB1182E) + ": recovery log checkpoint: " + r.error().to_string());
   lk.lock();
   --log_waiters;
   checkpoint_running = false;
@@ -585,7 +589,8 @@ result<std::unique_ptr<mqi::connection>> queue_manager::connect(const principal&
                                     "queue manager " + name() + " is ending");
   if (!e.authorized(who, "QMGR", e.catalog.qmgr_name(), "CONNECT")) {
     lk.unlock();
-    e.log_error("IMB1180E: user " + who.user + " not authorized: CONNECT on queue manager " + name());
+    e.log_error(std::string(imsb::msg::IMB1180E) + ": user " + who.user +
+                " not authorized: CONNECT on queue manager " + name());
     return engine_detail::mqi_error("MQCONN", mq::MQRC_NOT_AUTHORIZED,
                                     "user " + who.user + " lacks CONNECT authority on " + name());
   }

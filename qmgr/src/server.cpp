@@ -1,4 +1,4 @@
-// The server (server.hpp, issue 5): the bindings socket and TCP listeners, a thread per connection.
+// The server (server.hpp): the bindings socket and TCP listeners, a thread per connection.
 
 #include "imsb/qmgr/server.hpp"
 

@@ -1,5 +1,6 @@
 // The on-disk store of one queue manager (store.hpp): its folder under <prefix>/qmgrs/, its object
-// catalog and the files of its queues, namelists and processes (seeds/000, spec/mq.md §8, §9.7).
+// catalog and the files of its queues, namelists and processes (IBM's file names [C: FILENAMES,
+// FILENAMES-V6]; our layout [D], docs/design/queue-manager.md).
 
 #include "imsb/qmgr/store.hpp"
 
@@ -44,8 +45,8 @@ namespace {
 constexpr objects::object_family file_families[] = {
     objects::object_family::queue, objects::object_family::namelist, objects::object_family::process};
 
-// The queue manager's own folders [C] spec/mq.md §8.2, §9.7 (IBM's UNIX layout); qmanager holds the
-// catalog [D].
+// The queue manager's own folders (IBM's UNIX layout [C: FILENAMES-V6, QIITA-DSPMQFLS]); qmanager holds
+// the catalog [D].
 constexpr const char* qmgr_folders[] = {"qmanager", "queues", "namelist", "procdef"};
 
 fs::path qmgrs_of(const fs::path& prefix) { return prefix / "qmgrs"; }
@@ -167,7 +168,7 @@ class object_files {
     const auto st = fs::symlink_status(path, ec);
     const bool fresh = defined_again(family, rec, *file);
     if (family == objects::object_family::queue) {
-      // A folder per queue holding its queue file `q` [C] spec/mq.md §8.2 (QIITA-DSPMQFLS).
+      // A folder per queue holding its queue file `q` [C: QIITA-DSPMQFLS].
       if (!fs::exists(st)) {
         if (::mkdir(path.c_str(), 0755) != 0) return io::error_from_errno(path, "create queue folder", errno);
         made(path, true);
@@ -318,10 +319,10 @@ struct chosen_directory {
   std::vector<std::string> skipped_leftovers;  // folders no stanza records that had the name first
 };
 
-// The folder name of a new queue manager: the 8.1 transformation under `profile`, made distinct from
+// The folder name of a new queue manager: IBM's name transformation under `profile`, made distinct from
 // every folder under qmgrs/ — those mqs.ini records (ours and IBM's) and any other (a leftover is never
 // reused, but reported). The recorded pairs go into the map first, so that it picks the suffix the way
-// IBM's rule 2 says (seeds/000, spec/mq.md §8.1 [C]); a pair the profile refuses (a name made under
+// IBM's rule 2 says [C: FILENAMES-V6]; a pair the profile refuses (a name made under
 // another profile, or IBM's) is left out of the map but its folder still counts as taken.
 result<chosen_directory> choose_directory(const fs::path& qmgrs,
                                           const std::vector<io::mqs_ini::stanza>& stanzas,

@@ -32,7 +32,7 @@ bool holds_ibm_mqs_ini(const std::filesystem::path& system_dir) {
 
 result<prefix_info> default_prefix(const std::filesystem::path& system_dir,
                                    const std::optional<std::string>& home) {
-  // IBM's default prefix on UNIX is /var/mqm (seeds/000 [C]); we fall back to the user's home when it
+  // IBM's default prefix on UNIX is /var/mqm [C: FILENAMES-V6]; we fall back to the user's home when it
   // cannot be used, so that crtmqm works without root, or when IBM MQ lives there [D].
   struct stat st {};
   if (::stat(system_dir.c_str(), &st) == 0) {

@@ -6,7 +6,7 @@
     JSON is valid, and the exit code is 0 (1 for the vectors that do not decode or fail the bridge's
     validation on purpose);
   - every code in tests/vectors/expected/explain.list, the same way, and each --explain example of
-    the issue;
+    docs/programs/mqdump.md;
   - usage errors exit 2, an unreadable file and bad hex exit 1;
   - a 20 MB input decodes and exits 0;
   - 2,000 random byte strings and truncations of every vector exit 0 or 1, never crash, and their
@@ -171,7 +171,7 @@ def check_explain():
         compare(out, os.path.join(EXPECTED, base + ".json"), f"--json --explain {code}")
         if rc != rc_json:
             fail(f"--explain {code}: exit code {rc} but {rc_json} with --json")
-    # The issue's examples, and what each must say.
+    # The --explain examples of docs/programs/mqdump.md, and what each must say.
     examples = {
         "294": [b"MQFB_BUFFER_OVERFLOW"],
         "MQFB_BUFFER_OVERFLOW": [b"294"],
@@ -229,7 +229,7 @@ def check_not_otma():
 
 
 def check_large_input():
-    """A 20 MB input decodes, exit 0 (the issue: never a crash; the listing is built line by line)."""
+    """A 20 MB input decodes, exit 0 (never a crash; the listing is built line by line)."""
     size = 20 * 1024 * 1024
     data = bytes(range(256)) * (size // 256)
     p = subprocess.run([MQDUMP, "-"], input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)

@@ -2,7 +2,8 @@
 // ("local:QM1" on a temporary prefix), the IMS emulator (imsemu::program) and the bridge, both joined to
 // one in-memory XCF (transport::memory_sysplex, pumped by a thread). Each test puts requests on the bridge
 // queue as an application would and checks the replies, the dead-letter queue and the state records
-// (ARCHITECTURE.md "One CM0 transaction, end to end", CM1, IMS commands, the three outcomes).
+// (docs/design/commit-modes.md: one CM0 transaction end to end, CM1, IMS commands; docs/design/errors.md:
+// the three outcomes).
 
 #include "imsb/bridge/engine.hpp"
 
@@ -23,6 +24,7 @@
 
 #include "faulting_connection.hpp"
 #include "imsb/bridge/state_store.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/imsemu/program.hpp"
 #include "imsb/mq/constants.hpp"
 #include "imsb/mq/mqdlh.hpp"
@@ -194,7 +196,7 @@ class engine_test : public ::testing::Test {
     for (const auto& l : console_) s += l + "\n";
     return s;
   }
-  bool console_has(const std::string& part) {
+  bool console_has(std::string_view part) {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& l : console_)
       if (l.find(part) != std::string::npos) return true;
@@ -365,7 +367,7 @@ TEST_F(engine_test, lterm_as_transaction_code_brings_dfs1288e_back) {
   auto r = reply_to(id);
   ASSERT_TRUE(r) << console_text();
   EXPECT_NE(text_of(r->data).find("DFS1288E"), std::string::npos) << text_of(r->data);
-  // spec/mq.md §5.4: an error reply is put as the bridge (MQAT_IMS_BRIDGE [I]) by the queue manager's name.
+  // An error reply is put as the bridge (MQAT_IMS_BRIDGE [I: REPLY-MD]) by the queue manager's name.
   EXPECT_EQ(r->md.put_appl_type, mq::MQAT_IMS_BRIDGE);
   EXPECT_EQ(r->md.put_appl_name.substr(0, 4), "QM1 ");
   EXPECT_TRUE(wait_for([&] { return depth("IMS.BRIDGE.Q") == 0; }));
@@ -401,7 +403,7 @@ TEST_F(engine_test, bad_ll_goes_to_the_dlq_with_its_feedback_and_the_queue_goes_
   const std::int32_t reason = dlq_reason(*d);
   EXPECT_GE(reason, mq::MQFB_DATA_LENGTH_ZERO);
   EXPECT_LE(reason, 295);
-  EXPECT_TRUE(console_has("IMB2008W"));
+  EXPECT_TRUE(console_has(imsb::msg::IMB2008W));
   const auto id = put({{"IVTNO   DISPLAY LAST1"}});
   EXPECT_TRUE(reply_to(id)) << console_text();
 }
@@ -413,7 +415,7 @@ TEST_F(engine_test, nak_application_error_dead_letters_with_300_plus_sense) {
   auto d = get_from("DLQ", nullptr);
   ASSERT_TRUE(d) << console_text();
   EXPECT_EQ(dlq_reason(*d), 301);
-  EXPECT_TRUE(console_has("IMB2001I"));
+  EXPECT_TRUE(console_has(imsb::msg::IMB2001I));
   // The NAK used no number and cleared the in-flight record.
   EXPECT_TRUE(wait_for([&] {
     auto t = tpipe("CSQ0001S");
@@ -448,7 +450,7 @@ TEST_F(engine_test, restart_with_an_in_flight_record_is_settled_by_resync_with_e
   EXPECT_EQ(count_kind(records(), bridgemap::record_kind::in_flight), 0u);
 }
 
-// ---- the worker's error ladder, driven through a faulting connection (ARCHITECTURE.md step 7) --------
+// ---- the worker's error ladder, through a faulting connection (docs/design/commit-modes.md, CM0 step 7) -
 
 bool is_record_of(const std::string& queue, bytes_view data, bridgemap::record_kind k) {
   if (queue != "SYSTEM.IMS.BRIDGE.STATE") return false;
@@ -496,7 +498,7 @@ TEST_F(engine_fault_test, commit_of_the_in_flight_record_with_its_outcome_unknow
   faults_.arm(test::fault_kind::lose_reply, commits_in_flight);
   start_engine(config(), nullptr, &faults_);
   expect_exactly_one_reply();
-  EXPECT_TRUE(console_has("IMB2018W")) << console_text();  // dropped, reconnected, resync
+  EXPECT_TRUE(console_has(imsb::msg::IMB2018W)) << console_text();  // dropped, reconnected, resync
 }
 
 TEST_F(engine_fault_test, connection_lost_after_the_in_flight_record_is_settled_by_resync) {
@@ -512,7 +514,7 @@ TEST_F(engine_fault_test, connection_lost_after_the_in_flight_record_is_settled_
   });
   start_engine(config(), nullptr, &faults_);
   expect_exactly_one_reply();
-  EXPECT_TRUE(console_has("IMB2018W")) << console_text();
+  EXPECT_TRUE(console_has(imsb::msg::IMB2018W)) << console_text();
 }
 
 TEST_F(engine_fault_test, commit_of_the_reply_with_its_outcome_unknown_is_not_put_twice) {
@@ -533,7 +535,7 @@ TEST_F(engine_fault_test, a_backout_that_fails_after_a_broken_put_leads_to_recon
   start_engine(config(), nullptr, &faults_);
   expect_exactly_one_reply();
   EXPECT_GE(faults_.refused_after_break(), 1);  // the backout, at least, met the broken connection
-  EXPECT_TRUE(console_has("IMB2018W")) << console_text();
+  EXPECT_TRUE(console_has(imsb::msg::IMB2018W)) << console_text();
 }
 
 TEST_F(engine_fault_test, a_failed_put_of_the_in_flight_record_stops_the_queue_and_loses_nothing) {
@@ -561,14 +563,14 @@ TEST_F(engine_test, reset_tpipe_sets_numbers_and_refuses_unknown_tpipes) {
   ASSERT_TRUE(reply_to(id)) << console_text();
   auto bad = engine_->command("RESET TPIPE(NOSUCH) XCFMNAME(IMS1)");
   ASSERT_EQ(bad.size(), 1u);
-  EXPECT_NE(bad[0].find("IMB2034E"), std::string::npos) << bad[0];
+  EXPECT_NE(bad[0].find(imsb::msg::IMB2034E), std::string::npos) << bad[0];
   ASSERT_TRUE(wait_for([&] {
     auto t = tpipe("CSQ0001S");
     return t && t->receive == 1 && t->outstanding == 0;
   }));
   auto ok = engine_->command("RESET TPIPE(CSQ0001S) XCFMNAME(IMS1) SENDSEQ(1) RCVSEQ(1) ACTION(BACKOUT)");
   ASSERT_EQ(ok.size(), 1u);
-  EXPECT_NE(ok[0].find("IMB2013I"), std::string::npos) << ok[0];
+  EXPECT_NE(ok[0].find(imsb::msg::IMB2013I), std::string::npos) << ok[0];
   auto t = tpipe("CSQ0001S");
   ASSERT_TRUE(t);
   EXPECT_EQ(t->send, 1u);
@@ -582,7 +584,7 @@ TEST_F(engine_test, suspend_stops_new_sends_and_resume_starts_them) {
   start_engine();
   auto s = engine_->command("SUSPEND QMGR FACILITY(IMSBRIDGE)");
   ASSERT_EQ(s.size(), 1u);
-  EXPECT_NE(s[0].find("IMB2017I"), std::string::npos);
+  EXPECT_NE(s[0].find(imsb::msg::IMB2017I), std::string::npos);
   const auto id = put({{"IVTNO   DISPLAY LAST1"}});
   EXPECT_FALSE(reply_to(id, 700));
   EXPECT_EQ(depth("IMS.BRIDGE.Q"), 1);
@@ -634,7 +636,7 @@ TEST_F(engine_test, duplicate_output_is_acked_and_not_put_twice) {
     return !p.empty() && p.front().duplicates_ignored == 1;
   })) << console_text();
   EXPECT_FALSE(reply_to(id, 500)) << "a second reply";
-  EXPECT_TRUE(console_has("IMB2009W"));
+  EXPECT_TRUE(console_has(imsb::msg::IMB2009W));
 }
 
 TEST_F(engine_test, flood_nak_backs_the_message_out_and_it_is_retried) {
@@ -642,7 +644,7 @@ TEST_F(engine_test, flood_nak_backs_the_message_out_and_it_is_retried) {
   ims_->operator_command("FAULT NAK 0030");
   const auto id = put({{"IVTNO   DISPLAY LAST1"}});
   ASSERT_TRUE(reply_to(id)) << console_text();
-  EXPECT_TRUE(console_has("IMB2019W"));
+  EXPECT_TRUE(console_has(imsb::msg::IMB2019W));
   auto q = engine_->queues();
   ASSERT_EQ(q.size(), 1u);
   EXPECT_EQ(q[0].backouts, 1u);
@@ -658,7 +660,7 @@ TEST_F(engine_test, ims_restart_drops_the_session_and_resync_continues_the_numbe
     return t && t->receive == 1;
   }));
   ims_->operator_command("FAULT RESTART WARM");
-  ASSERT_TRUE(wait_for([&] { return console_has("IMB2005W"); })) << console_text();
+  ASSERT_TRUE(wait_for([&] { return console_has(imsb::msg::IMB2005W); })) << console_text();
   ASSERT_TRUE(wait_for([&] {
     auto p = engine_->partners();
     return !p.empty() && p.front().state == "ACTIVE";
@@ -670,7 +672,7 @@ TEST_F(engine_test, ims_restart_drops_the_session_and_resync_continues_the_numbe
     return t && t->send == 2 && t->receive == 2;
   })) << console_text()
       << engine_->command("DISPLAY TPIPE(*)").front();
-  EXPECT_FALSE(console_has("IMB2020E"));
+  EXPECT_FALSE(console_has(imsb::msg::IMB2020E));
 }
 
 TEST_F(engine_test, cm1_marker_found_at_restart_is_sent_again_and_counted) {
@@ -690,7 +692,7 @@ TEST_F(engine_test, cm1_marker_found_at_restart_is_sent_again_and_counted) {
     auto p = engine_->partners();
     return !p.empty() && p.front().possible_duplicates == 1;
   })) << console_text();
-  EXPECT_TRUE(console_has("IMB2010W"));
+  EXPECT_TRUE(console_has(imsb::msg::IMB2010W));
   EXPECT_TRUE(wait_for([&] { return depth("IMS.BRIDGE.Q") == 0; }));
 }
 
@@ -716,7 +718,7 @@ TEST_F(engine_test, reply_that_cannot_be_put_goes_to_the_dlq_with_its_mqrc) {
   auto d = get_from("DLQ", nullptr);
   ASSERT_TRUE(d) << console_text();
   EXPECT_EQ(dlq_reason(*d), mq::MQRC_UNKNOWN_OBJECT_NAME);
-  EXPECT_TRUE(console_has("IMB2015W"));
+  EXPECT_TRUE(console_has(imsb::msg::IMB2015W));
   // The output was consumed all the same: the receive number moved and the Tpipe goes on.
   EXPECT_TRUE(wait_for([&] {
     auto t = tpipe("CSQ0001S");
@@ -739,7 +741,7 @@ TEST_F(engine_test, user_refused_by_security_is_dead_lettered_with_298) {
   auto d = get_from("DLQ", nullptr);
   ASSERT_TRUE(d) << console_text();
   EXPECT_EQ(dlq_reason(*d), mq::MQFB_NOT_AUTHORIZED_FOR_IMS);
-  EXPECT_TRUE(console_has("IMB2101W"));
+  EXPECT_TRUE(console_has(imsb::msg::IMB2101W));
 }
 
 TEST_F(engine_test, a_bridge_queue_defined_later_is_found_by_the_rescan) {
@@ -779,20 +781,20 @@ TEST_F(engine_test, unknown_conversation_id_gets_ims_error_not_a_hang) {
   EXPECT_TRUE(wait_for([&] { return depth("IMS.BRIDGE.Q") == 0; })) << console_text();
 }
 
-// ARCHITECTURE.md step 7 under load: IMS restarts (warm) while persistent CM0 requests flow; every
-// request gets exactly one reply, none is dead-lettered, and the numbers agree after resync.
+// CM0 step 7 (docs/design/commit-modes.md) under load: IMS restarts (warm) while persistent CM0 requests
+// flow; every request gets exactly one reply, none is dead-lettered, and the numbers agree after resync.
 TEST_F(engine_test, cm0_load_across_an_ims_restart_gives_exactly_one_reply_each) {
   start_engine();
   std::vector<std::array<std::uint8_t, 24>> ids;
   for (int i = 0; i < 150; ++i) ids.push_back(put({{"IVTNO   DISPLAY LAST" + std::to_string(i)}}));
   ASSERT_TRUE(wait_for([&] { return depth("APP.REPLY") >= 3; })) << console_text();
   ims_->operator_command("FAULT RESTART WARM");
-  ASSERT_TRUE(wait_for([&] { return console_has("IMB2005W"); })) << console_text();
+  ASSERT_TRUE(wait_for([&] { return console_has(imsb::msg::IMB2005W); })) << console_text();
   ASSERT_TRUE(wait_for([&] { return depth("IMS.BRIDGE.Q") == 0; }, 20s)) << console_text();
   for (const auto& id : ids) ASSERT_TRUE(reply_to(id)) << console_text();
   EXPECT_EQ(depth("APP.REPLY"), 0) << "a second reply";
   EXPECT_EQ(depth("DLQ"), 0);
-  EXPECT_FALSE(console_has("IMB2020E")) << console_text();
+  EXPECT_FALSE(console_has(imsb::msg::IMB2020E)) << console_text();
   EXPECT_TRUE(wait_for([&] {
     auto t = tpipe("CSQ0001S");
     return t && t->send == 150 && t->receive == 150 && !t->in_flight;
@@ -800,7 +802,7 @@ TEST_F(engine_test, cm0_load_across_an_ims_restart_gives_exactly_one_reply_each)
 }
 
 // CM1 under the same restart: no request is lost (each gets a reply), and any reply beyond one per request
-// is one the bridge counted as a possible duplicate (ARCHITECTURE.md "CM1").
+// is one the bridge counted as a possible duplicate (docs/design/commit-modes.md, CM1).
 TEST_F(engine_test, cm1_load_across_an_ims_restart_loses_nothing_and_counts_duplicates) {
   start_engine();
   std::vector<std::array<std::uint8_t, 24>> ids;
@@ -826,7 +828,7 @@ TEST_F(engine_test, cm1_load_across_an_ims_restart_loses_nothing_and_counts_dupl
   EXPECT_EQ(depth("DLQ"), 0);
 }
 
-// Review #1: a get refused with 2016 (GET(DISABLED)) is not "gone". IMS has the in-flight request
+// A get refused with 2016 (GET(DISABLED)) is not "gone". IMS has the in-flight request
 // (resync says so) while its queue is GET(DISABLED): the record stays, the queue pauses, and once GET is
 // enabled the request is got — it runs once and gets one reply.
 TEST_F(engine_test, in_flight_request_on_a_get_disabled_queue_is_got_once_get_is_enabled) {
@@ -841,7 +843,7 @@ TEST_F(engine_test, in_flight_request_on_a_get_disabled_queue_is_got_once_get_is
   engine_.reset();
   ASSERT_TRUE(app_->mqsc("ALTER QLOCAL(IMS.BRIDGE.Q) GET(DISABLED)\n").ok());
   start_engine();
-  ASSERT_TRUE(wait_for([&] { return console_has("IMB2150W"); })) << console_text();
+  ASSERT_TRUE(wait_for([&] { return console_has(imsb::msg::IMB2150W); })) << console_text();
   ASSERT_TRUE(reply_to(id)) << console_text();  // IMS ran it; the output is put on the receive side
   EXPECT_EQ(depth("IMS.BRIDGE.Q"), 1);
   EXPECT_TRUE(has_record(records(), bridgemap::record_kind::in_flight, 1));
@@ -853,10 +855,10 @@ TEST_F(engine_test, in_flight_request_on_a_get_disabled_queue_is_got_once_get_is
   })) << console_text();
   EXPECT_FALSE(reply_to(id, 1000)) << "it ran twice\n" << console_text();
   EXPECT_EQ(count_kind(records(), bridgemap::record_kind::in_flight), 0u);
-  EXPECT_FALSE(console_has("IMB2003E")) << console_text();
+  EXPECT_FALSE(console_has(imsb::msg::IMB2003E)) << console_text();
 }
 
-// Review #2: a non-persistent CM0 request whose ACK is slow is browsed again meanwhile; it must not be sent
+// A non-persistent CM0 request whose ACK is slow is browsed again meanwhile; it must not be sent
 // a second time after the ACK.
 TEST_F(engine_test, non_persistent_cm0_with_a_slow_ack_runs_once) {
   start_engine();
@@ -879,7 +881,7 @@ TEST_F(engine_test, non_persistent_cm0_with_a_slow_ack_runs_once) {
   EXPECT_EQ(qs[0].sent, 1u);
 }
 
-// Review #11: a queue stopped because the dead-letter queue could not be used restarts when the operator
+// A queue stopped because the dead-letter queue could not be used restarts when the operator
 // sets it GET(DISABLED) and then GET(ENABLED) (IBM's bridge restarts a stopped queue the same way).
 TEST_F(engine_test, a_stopped_queue_restarts_when_get_is_disabled_then_enabled) {
   start_engine();
@@ -903,12 +905,12 @@ TEST_F(engine_test, a_stopped_queue_restarts_when_get_is_disabled_then_enabled) 
   auto d = get_from("DLQ", nullptr);  // the queue runs again: the bad message is dead-lettered now
   ASSERT_TRUE(d) << state() << "\n" << console_text();
   EXPECT_GE(dlq_reason(*d), mq::MQFB_DATA_LENGTH_ZERO);
-  EXPECT_TRUE(console_has("IMB2153I"));
+  EXPECT_TRUE(console_has(imsb::msg::IMB2153I));
   const auto id = put({{"IVTNO   DISPLAY LAST2"}});
   EXPECT_TRUE(reply_to(id)) << console_text();
 }
 
-// Review #4: a request sent again after a flood NAK is not a new use of its PassTicket: the verdict of its
+// A request sent again after a flood NAK is not a new use of its PassTicket: the verdict of its
 // first send stands for its life in the bridge (before: the resend was refused, "already used", DLQ 298).
 TEST_F(engine_test, a_passticket_is_not_used_up_by_the_resend_after_a_flood_nak) {
   ASSERT_TRUE(app_->mqsc("ALTER STGCLASS(IMSSC) PASSTKTA(MVSQM1)\n").ok());
@@ -942,8 +944,8 @@ TEST_F(engine_test, a_passticket_is_not_used_up_by_the_resend_after_a_flood_nak)
   q.authenticator = *ticket;
   const auto id = put(q);
   ASSERT_TRUE(reply_to(id)) << console_text();
-  EXPECT_TRUE(console_has("IMB2019W"));
-  EXPECT_FALSE(console_has("IMB2101W")) << console_text();
+  EXPECT_TRUE(console_has(imsb::msg::IMB2019W));
+  EXPECT_FALSE(console_has(imsb::msg::IMB2101W)) << console_text();
   EXPECT_EQ(depth("DLQ"), 0);
 }
 

@@ -1,6 +1,6 @@
-// The bridge's security (bridge/src/security.cpp; spec/mq.md §5.9): the four access levels, PassTickets
-// (generate, validate, single use, 20 minutes, per application name), the password path through the
-// hook, the key file, and the UTOKEN imsemu verifies.
+// The bridge's security (bridge/src/security.cpp; IBM's rules [C: APP-ACCESS, PASSTICKET]): the four access
+// levels, PassTickets (generate, validate, single use, 20 minutes, per application name), the password path
+// through the hook, the key file, and the UTOKEN imsemu verifies.
 
 #include "imsb/bridge/security.hpp"
 

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "imsb/core/messages.hpp"
 #include "imsb/mq/codes.hpp"
 #include "imsb/mq/constants.hpp"
 #include "imsb/objects/mqsc_exec.hpp"
@@ -292,7 +293,7 @@ TEST_F(state_store_test, messages_that_are_not_records_are_skipped_counted_and_l
   EXPECT_EQ(s.bad_records(), 3u);
   ASSERT_EQ(console_.size(), 3u);
   for (const auto& line : console_) {
-    EXPECT_EQ(line.rfind("IMB2121W ", 0), 0u) << line;
+    EXPECT_EQ(line.rfind(std::string(imsb::msg::IMB2121W) + " ", 0), 0u) << line;
     EXPECT_NE(line.find("skipped"), std::string::npos) << line;
   }
   // Still there (not ours to delete), and counted afresh by the next load.

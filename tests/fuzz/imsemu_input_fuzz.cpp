@@ -1,7 +1,7 @@
 // libFuzzer target: the IMS emulator's input path. A fresh engine (cold start, default definitions) behind
 // a real tpipe::server_session takes what one client member sends after a valid client-bid.
 //
-// Issue 6 acceptance: garbage from a client gets a NAK or makes that client failed, never a crash. Checked
+// Garbage from a client gets a NAK or makes that client failed, never a crash. Checked
 // besides "no crash, no sanitizer report": every buffer the engine sends decodes with
 // otma::decode_message, and it sends only to the client that spoke.
 //

@@ -1,7 +1,7 @@
 // libFuzzer target: the emulator's journal reader (imsemu/src/journal.cpp). The input is written as
 // <state>/journal.log and opened warm, as a restart after a crash or damage would.
 //
-// Issue 6 acceptance: any file is rejected (a decode_error naming the offset) or recovered (a torn tail
+// Any file is rejected (a decode_error naming the offset) or recovered (a torn tail
 // truncated away), never a crash or a read past the buffer. Checked besides "no crash, no sanitizer
 // report": an open that succeeds is repeatable (a second open replays to the same state), and a
 // checkpoint of that state replays to it again (the snapshot record carries everything); then the

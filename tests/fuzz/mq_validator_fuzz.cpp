@@ -1,8 +1,8 @@
-// Fuzzes the bridge message validator (spec/mq.md §9.2) with every input read in both byte orders,
-// in ASCII and EBCDIC, with and without an MQIIH. It must never crash or read past the input, and a
-// message it accepts must satisfy the rule it enforces: sum(LL) + MQIIH length == message length,
-// with effective values the bridge can act on. A CCSID it cannot read — MQCCSI_Q_MGR (0) left
-// unresolved, or an unsupported one — must be MQRC_NOT_CONVERTED, whatever the bytes.
+// Fuzzes the bridge message validator (docs/design/errors.md, validation order) with every input read in both
+// byte orders, in ASCII and EBCDIC, with and without an MQIIH. It must never crash or read past the input,
+// and a message it accepts must satisfy the rule it enforces: sum(LL) + MQIIH length == message length, with
+// effective values the bridge can act on. A CCSID it cannot read — MQCCSI_Q_MGR (0) left unresolved, or an
+// unsupported one — must be MQRC_NOT_CONVERTED, whatever the bytes.
 
 #include <cstddef>
 #include <cstdint>

@@ -1,8 +1,8 @@
-// libFuzzer target for the OTMA prefix codec (spec/otma-xcf.md §1). Three properties, each on the same
-// input read three ways:
+// libFuzzer target for the codec of the OTMA message prefix [C: IMS-MSGS-CLI]. Three properties, each on the
+// same input read three ways:
 //  1. as a buffer: decode_message must never crash or read past it, and whatever it accepts must
 //     re-encode to the very same bytes — the byte-exactness the bridge and the emulator rely on when
-//     they echo a prefix back (§1.12: the ACK of CBresynch echoes SD and SE unchanged);
+//     they echo a prefix back ([C-hex: IMS-SAMPLE-RS]: the ACK of CBresynch echoes SD and SE unchanged);
 //  2. as a recipe for an otma_message (any MCI, any state-data variant whether or not the MCI calls
 //     for it, oversized fields, no segments...): whatever encode_message accepts must decode back
 //     equal — encode refuses everything the decoder enforces (message.hpp);
@@ -200,11 +200,11 @@ void buffer_round_trip(const std::uint8_t* data, std::size_t size) {
   auto encoded = o::encode_message(*decoded);
   require(encoded.ok() && encoded->size() == size && std::equal(encoded->begin(), encoded->end(), data));
   (void)o::describe(*decoded);
-  for (const auto& segment : decoded->segments()) {  // §1.13: as a /DIS TRAN attributes segment
+  for (const auto& segment : decoded->segments()) {  // as a /DIS TRAN attributes segment [C: IMS-DISTRAN]
     auto attributes = o::decode_transaction_attributes(segment);
     if (attributes.ok()) require(o::encode_transaction_attributes(*attributes).data == segment.data);
   }
-  if (decoded->user) {  // §1.7 [D]: as the bridge's MQ user data
+  if (decoded->user) {  // as the bridge's MQ user data ([D], docs/design/otma.md)
     auto mq = o::decode_mq_user_data(*decoded->user);
     if (mq.ok()) require(o::encode_mq_user_data(*mq).value() == *decoded->user);
   }

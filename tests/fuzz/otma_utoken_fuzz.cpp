@@ -1,7 +1,7 @@
-// libFuzzer target for our signed UTOKEN's layout (spec/otma-xcf.md §1.6, §3.2 [D]; utoken.hpp): any bytes
-// go to decode_utoken, which must never crash or read past them; whatever it accepts must encode back
-// to the very same bytes (the tag is checked over the signed part the decoder returns, so that part and
-// the fields must agree), and every refusal names its field.
+// libFuzzer target for our signed UTOKEN's layout (our own format [D], docs/design/otma.md; utoken.hpp): any
+// bytes go to decode_utoken, which must never crash or read past them; whatever it accepts must encode back
+// to the very same bytes (the tag is checked over the signed part the decoder returns, so that part and the
+// fields must agree), and every refusal names its field.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

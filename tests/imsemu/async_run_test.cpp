@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine_rig.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/imsemu/external_program.hpp"
 
 namespace imsb::imsemu::test_rig {
@@ -215,7 +216,7 @@ TEST_F(async_run_test, a_cm1_run_whose_client_is_lost_meanwhile_is_backed_out) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   EXPECT_TRUE(client_->outputs.empty());
   EXPECT_EQ(engine_->active_inputs(client_name), 0u);
-  EXPECT_TRUE(console_has("IMB5025W"));
+  EXPECT_TRUE(console_has(imsb::msg::IMB5025W));
   EXPECT_TRUE(engine_->log().state().inputs.empty());  // backed out: gone, nothing committed for it
   EXPECT_EQ(queued("TPB"), 0u);
 }
@@ -323,7 +324,7 @@ TEST_F(external_group_test, lines_beyond_the_kept_stderr_are_counted_as_not_logg
       input(), o);
   ASSERT_FALSE(x.run.abend) << *x.run.abend;
   ASSERT_FALSE(x.log.empty());
-  EXPECT_NE(x.log.back().find("IMB5051W"), std::string::npos) << x.log.back();
+  EXPECT_NE(x.log.back().find(imsb::msg::IMB5051W), std::string::npos) << x.log.back();
   EXPECT_NE(x.log.back().find(" 19900 MORE LINES"), std::string::npos) << x.log.back();
 }
 

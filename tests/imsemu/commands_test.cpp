@@ -1,5 +1,5 @@
 // IMS commands and FAULT commands (imsemu/commands.hpp): exact output lines, abbreviations, errors,
-// effects, FAULT parsing and the architected /DIS TRAN segment (spec/otma-xcf.md §1.13, §2.9, §2.11).
+// effects, FAULT parsing and the architected /DIS TRAN segment [C: IMS-CMDS, IMS-DISTRAN].
 #include "imsb/imsemu/commands.hpp"
 
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "imsb/codepage/codepage.hpp"
+#include "imsb/core/messages.hpp"
 
 namespace imsb::imsemu {
 namespace {
@@ -152,7 +153,7 @@ TEST_F(commands_test, display_otma_lists_group_server_and_clients) {
       "DFS000I -MQXCF1           ACTIVE       ACCEPT TRAFFIC CHECK    2     5000",
       "DFS000I -MQXCF2           NOT DEFINED  DISCONNECTED   CHECK    0     5000",
       "DFS000I -MQXCF3           ACTIVE       ACCEPT TRAFFIC CHECK    0     200",
-      "IMB5064I SERVER STATE NORMAL TIB 2/10000",
+      std::string(imsb::msg::IMB5064I) + " SERVER STATE NORMAL TIB 2/10000",
   };
   EXPECT_EQ(run("/DIS OTMA").lines, expected);
   // IBM: /DISPLAY OTMA is functionally equivalent to /DISPLAY TMEMBER ALL.
@@ -172,7 +173,8 @@ TEST_F(commands_test, display_one_tmember_without_tpipe) {
 
 TEST_F(commands_test, display_otma_reports_a_degraded_server) {
   state_.server_state = "DEGRADED";
-  EXPECT_EQ(run("/DIS OTMA").lines.back(), "IMB5064I SERVER STATE DEGRADED TIB 2/10000");
+  EXPECT_EQ(run("/DIS OTMA").lines.back(),
+            std::string(imsb::msg::IMB5064I) + " SERVER STATE DEGRADED TIB 2/10000");
 }
 
 // --- /DIS TRAN ------------------------------------------------------------------------------------
@@ -256,13 +258,15 @@ TEST_F(commands_test, stop_tpipe_of_unknown_member_or_tpipe_is_an_exception) {
 TEST_F(commands_test, dequeue_purge1_takes_the_first_output_and_purge_all) {
   auto one = run("/DEQ TMEMBER MQXCF1 TPIPE SYN1 PURGE1");
   EXPECT_EQ(one.lines, (lines{"DFS058I DEQUEUE COMMAND COMPLETED",
-                              "IMB5065I 1 OUTPUT MESSAGE(S) DEQUEUED FROM MQXCF1 TPIPE SYN1"}));
+                              std::string(imsb::msg::IMB5065I) +
+                                  " 1 OUTPUT MESSAGE(S) DEQUEUED FROM MQXCF1 TPIPE SYN1"}));
   EXPECT_EQ(one.effects.purge_outputs, (std::vector<std::uint64_t>{11}));
   auto all = run("/DEQUEUE TMEMBER MQXCF1 TPIPE SYN1 PURGE");
   EXPECT_EQ(all.effects.purge_outputs, (std::vector<std::uint64_t>{11, 12}));
   auto none = run("/DEQ TMEMBER MQXCF1 TPIPE NSYN1 PURGE");
   EXPECT_TRUE(none.effects.purge_outputs.empty());
-  EXPECT_EQ(none.lines.back(), "IMB5065I 0 OUTPUT MESSAGE(S) DEQUEUED FROM MQXCF1 TPIPE NSYN1");
+  EXPECT_EQ(none.lines.back(),
+            std::string(imsb::msg::IMB5065I) + " 0 OUTPUT MESSAGE(S) DEQUEUED FROM MQXCF1 TPIPE NSYN1");
 }
 
 TEST_F(commands_test, dequeue_errors) {
@@ -358,10 +362,12 @@ TEST_F(commands_test, fault_commands_map_to_fault_fields) {
     EXPECT_TRUE(r.recognized) << row.text;
     EXPECT_EQ(r.effects.fault_changes, row.changes) << row.text;
     ASSERT_EQ(r.lines.size(), 1u) << row.text;
-    EXPECT_EQ(r.lines[0].rfind("IMB5060I FAULT SET ", 0), 0u) << r.lines[0];
+    EXPECT_EQ(r.lines[0].rfind(std::string(imsb::msg::IMB5060I) + " FAULT SET ", 0), 0u) << r.lines[0];
   }
-  EXPECT_EQ(run("FAULT NAK 0030").lines, (lines{"IMB5060I FAULT SET nak_next_sense=X'0030'"}));
-  EXPECT_EQ(run("FAULT DELAY OUTPUT 250").lines, (lines{"IMB5060I FAULT SET delay_output_ms=250"}));
+  EXPECT_EQ(run("FAULT NAK 0030").lines,
+            (lines{std::string(imsb::msg::IMB5060I) + " FAULT SET nak_next_sense=X'0030'"}));
+  EXPECT_EQ(run("FAULT DELAY OUTPUT 250").lines,
+            (lines{std::string(imsb::msg::IMB5060I) + " FAULT SET delay_output_ms=250"}));
 }
 
 TEST_F(commands_test, fault_bad_values_are_rejected_without_effects) {
@@ -374,7 +380,8 @@ TEST_F(commands_test, fault_bad_values_are_rejected_without_effects) {
     EXPECT_TRUE(r.recognized) << text;
     EXPECT_TRUE(r.effects.empty()) << text;
     ASSERT_EQ(r.lines.size(), 1u) << text;
-    EXPECT_EQ(r.lines[0].rfind("IMB5061E FAULT COMMAND REJECTED: ", 0), 0u) << r.lines[0];
+    EXPECT_EQ(r.lines[0].rfind(std::string(imsb::msg::IMB5061E) + " FAULT COMMAND REJECTED: ", 0), 0u)
+        << r.lines[0];
   }
 }
 
@@ -382,7 +389,8 @@ TEST_F(commands_test, fault_commands_come_from_the_operator_only) {
   state_.origin = tpipe_key{"MQXCF1", "NSYN1"};
   auto r = run("FAULT STOP");
   EXPECT_TRUE(r.effects.empty());
-  EXPECT_EQ(r.lines, (lines{"IMB5062E FAULT COMMANDS ARE ACCEPTED FROM THE OPERATOR CONSOLE ONLY"}));
+  EXPECT_EQ(r.lines, (lines{std::string(imsb::msg::IMB5062E) +
+                            " FAULT COMMANDS ARE ACCEPTED FROM THE OPERATOR CONSOLE ONLY"}));
 }
 
 TEST_F(commands_test, fault_clear_show_and_apply_round_trip) {
@@ -401,21 +409,22 @@ TEST_F(commands_test, fault_clear_show_and_apply_round_trip) {
   EXPECT_TRUE(f.crash_after_run);
 
   state_.fault_settings = f;
-  EXPECT_EQ(run("FAULT SHOW").lines, (lines{
-                                         "IMB5063I FAULT stop_answering=1",
-                                         "IMB5063I FAULT withhold_next_acks=3",
-                                         "IMB5063I FAULT ignore_next_client_acks=4",
-                                         "IMB5063I FAULT duplicate_next_outputs=5",
-                                         "IMB5063I FAULT nak_next_sense=X'0030'",
-                                         "IMB5063I FAULT delay_output_ms=6",
-                                         "IMB5063I FAULT crash_after_log=1",
-                                         "IMB5063I FAULT crash_after_run=1",
-                                         "IMB5063I FAULT hold_runs=0",
-                                     }));
+  EXPECT_EQ(run("FAULT SHOW").lines,
+            (lines{
+                std::string(imsb::msg::IMB5063I) + " FAULT stop_answering=1",
+                std::string(imsb::msg::IMB5063I) + " FAULT withhold_next_acks=3",
+                std::string(imsb::msg::IMB5063I) + " FAULT ignore_next_client_acks=4",
+                std::string(imsb::msg::IMB5063I) + " FAULT duplicate_next_outputs=5",
+                std::string(imsb::msg::IMB5063I) + " FAULT nak_next_sense=X'0030'",
+                std::string(imsb::msg::IMB5063I) + " FAULT delay_output_ms=6",
+                std::string(imsb::msg::IMB5063I) + " FAULT crash_after_log=1",
+                std::string(imsb::msg::IMB5063I) + " FAULT crash_after_run=1",
+                std::string(imsb::msg::IMB5063I) + " FAULT hold_runs=0",
+            }));
   EXPECT_TRUE(run("FAULT SHOW").effects.empty());
 
   auto clear = run("FAULT CLEAR");
-  EXPECT_EQ(clear.lines, (lines{"IMB5060I FAULT SETTINGS CLEARED"}));
+  EXPECT_EQ(clear.lines, (lines{std::string(imsb::msg::IMB5060I) + " FAULT SETTINGS CLEARED"}));
   EXPECT_EQ(clear.effects.fault_changes.size(), 9u);
   apply_fault_changes(f, clear.effects.fault_changes);
   const faults zero{};
@@ -429,7 +438,7 @@ TEST_F(commands_test, fault_clear_show_and_apply_round_trip) {
   EXPECT_FALSE(f.crash_after_run);
 }
 
-// --- architected /DIS TRAN (spec §1.13) -----------------------------------------------------------
+// --- architected /DIS TRAN [C: IMS-DISTRAN] -------------------------------------------------------
 
 bytes ebcdic(std::string_view s, std::size_t n) {
   bytes b(n);

@@ -20,6 +20,7 @@
 #include "engine_rig.hpp"
 #include "imsb/codepage/codepage.hpp"
 #include "imsb/core/bytes.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/otma/message.hpp"
 #include "imsb/tpipe/client_session.hpp"
 #include "imsb/tpipe/protocol.hpp"
@@ -33,7 +34,7 @@ namespace fs = std::filesystem;
 
 class engine_review_test : public engine_test {};
 
-// Item 1: a client that bids again on the same XCF membership (ACK timeout -> lose -> start()) must not
+// A client that bids again on the same XCF membership (ACK timeout -> lose -> start()) must not
 // leave its old CM1 run behind: the new session's send numbers restart at 1, so the new ACK would commit it.
 TEST_F(engine_review_test, rebid_backs_out_the_old_sessions_cm1_run) {
   open_engine();
@@ -63,7 +64,7 @@ TEST_F(engine_review_test, rebid_backs_out_the_old_sessions_cm1_run) {
   EXPECT_EQ(client_->commits[0].send_seq, client_->outputs.back().mci.send_seq);
 }
 
-// Item 2: dequeue-last-output is one journal step. A crash right after it (the Tpipe flags' set_tpipe, the
+// Dequeue-last-output is one journal step. A crash right after it (the Tpipe flags' set_tpipe, the
 // last record, never written) must leave the output gone AND the send number advanced; with two steps
 // (purge, then set_tpipe) the number stayed behind and the next resync dequeued the NEXT output.
 TEST_F(engine_review_test, dequeue_last_output_dequeues_and_advances_in_one_record) {
@@ -105,7 +106,7 @@ TEST_F(engine_review_test, dequeue_last_output_dequeues_and_advances_in_one_reco
   EXPECT_EQ(st.tpipes.at({client_name, "MQTP1"}).send_rsn, 1u);
 }
 
-// Item 3: /DEQUEUE of the output in flight on a synchronized Tpipe is refused: the client may have
+// /DEQUEUE of the output in flight on a synchronized Tpipe is refused: the client may have
 // committed it, and the next output would reuse its recoverable number.
 TEST_F(engine_review_test, dequeue_of_the_synchronized_output_in_flight_is_refused) {
   open_engine();
@@ -119,7 +120,7 @@ TEST_F(engine_review_test, dequeue_of_the_synchronized_output_in_flight_is_refus
   bool refused = false, counted = false;
   for (const auto& l : lines) {
     refused = refused || l.find("IS IN USE") != std::string::npos;
-    counted = counted || l.rfind("IMB5065I 0 OUTPUT MESSAGE(S) DEQUEUED", 0) == 0;
+    counted = counted || l.rfind(std::string(imsb::msg::IMB5065I) + " 0 OUTPUT MESSAGE(S) DEQUEUED", 0) == 0;
   }
   EXPECT_TRUE(refused);
   EXPECT_TRUE(counted);
@@ -135,7 +136,7 @@ TEST_F(engine_review_test, dequeue_of_the_synchronized_output_in_flight_is_refus
   EXPECT_NE(all_text(client_->outputs[1]).find("A2"), std::string::npos);
 }
 
-// Item 3: PURGE (all) still dequeues what is not in flight.
+// PURGE (all) still dequeues what is not in flight.
 TEST_F(engine_review_test, dequeue_purge_keeps_only_the_output_in_flight) {
   open_engine();
   connect();
@@ -148,11 +149,12 @@ TEST_F(engine_review_test, dequeue_purge_keeps_only_the_output_in_flight) {
       engine_->operator_command("/DEQUEUE TMEMBER " + std::string(client_name) + " TPIPE MQTP1 PURGE");
   EXPECT_EQ(queued("MQTP1"), 1u);
   bool counted = false;
-  for (const auto& l : lines) counted = counted || l.rfind("IMB5065I 2 OUTPUT MESSAGE(S) DEQUEUED", 0) == 0;
+  for (const auto& l : lines)
+    counted = counted || l.rfind(std::string(imsb::msg::IMB5065I) + " 2 OUTPUT MESSAGE(S) DEQUEUED", 0) == 0;
   EXPECT_TRUE(counted);
 }
 
-// Item 4: CM0 input with a nonzero recoverable number makes its Tpipe synchronized (spec §1.10 [C]), so
+// CM0 input with a nonzero recoverable number makes its Tpipe synchronized [C: IMS-RS-SUMMARY], so
 // the Tpipe is listed in SRVresynch.
 TEST_F(engine_review_test, recoverable_number_without_the_flag_makes_the_tpipe_synchronized) {
   open_engine();
@@ -171,7 +173,7 @@ TEST_F(engine_review_test, recoverable_number_without_the_flag_makes_the_tpipe_s
   EXPECT_EQ(synced[0].name, "MQTP9");
 }
 
-// Item 5: a CM1 CONFIRM transaction that abends gets its DFS555I reply and a commit confirmation "aborted".
+// A CM1 CONFIRM transaction that abends gets its DFS555I reply and a commit confirmation "aborted".
 TEST_F(engine_review_test, cm1_confirm_abend_gets_an_aborted_commit_confirmation) {
   ims::program_def pg;
   pg.name = "EXTPGM";
@@ -193,8 +195,8 @@ TEST_F(engine_review_test, cm1_confirm_abend_gets_an_aborted_commit_confirmation
   EXPECT_EQ(engine_->active_inputs(client_name), 0u);
 }
 
-// Item 6: output for recoverable-number-0 input carries no recoverable number and does not advance the
-// send number (spec §1.10 [C], ARCHITECTURE.md step 6).
+// Output for recoverable-number-0 input carries no recoverable number and does not advance the send
+// number ([C: IMS-RS-SUMMARY]; docs/design/commit-modes.md, CM0 step 6).
 TEST_F(engine_review_test, rsn0_input_output_uses_no_recoverable_send_number) {
   open_engine();
   connect();
@@ -214,7 +216,7 @@ TEST_F(engine_review_test, rsn0_input_output_uses_no_recoverable_send_number) {
   EXPECT_EQ(queued("MQTP1"), 0u);
 }
 
-// Item 7: REPresynch after TBresynch while an output is in flight: still one output in flight, not resent.
+// REPresynch after TBresynch while an output is in flight: still one output in flight, not resent.
 TEST_F(engine_review_test, tbresynch_keeps_the_output_in_flight) {
   open_engine();
   connect();
@@ -232,8 +234,8 @@ TEST_F(engine_review_test, tbresynch_keeps_the_output_in_flight) {
   EXPECT_EQ(engine_->log().state().tpipes.at({client_name, "MQTP1"}).send_rsn, 1u);
 }
 
-// Item 9: spec §1.10 [C]: a command with recoverable number 0 on a synchronized Tpipe is run (ACKed); a
-// nonzero number is NAKed X'23'; a CM0 command is run too (§2.9).
+// [C: IMS-RS-SUMMARY]: a command with recoverable number 0 on a synchronized Tpipe is run (ACKed); a
+// nonzero number is NAKed X'23'; a CM0 command is run too [C: IMS-CMDS].
 TEST_F(engine_review_test, commands_with_number_0_or_cm0_are_run) {
   open_engine();
   connect();
@@ -250,7 +252,7 @@ TEST_F(engine_review_test, commands_with_number_0_or_cm0_are_run) {
   EXPECT_TRUE(last_response().ack);
 }
 
-// Item 10: CM1 on a synchronized Tpipe is NAKed X'1C' before the destination is looked at (§1.10 table).
+// CM1 on a synchronized Tpipe is NAKed X'1C' before the destination is looked at [C: IMS-RS-SUMMARY].
 TEST_F(engine_review_test, cm1_on_a_synchronized_tpipe_is_1c_before_dfs064) {
   open_engine();
   connect();

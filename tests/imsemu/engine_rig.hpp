@@ -239,7 +239,7 @@ class engine_test : public ::testing::Test {
     auto it = outs.find({client_name, tpipe});
     return it == outs.end() ? 0 : it->second.size();
   }
-  bool console_has(const std::string& id) const {
+  bool console_has(std::string_view id) const {
     for (const auto& l : console_) {
       if (l.find(id) != std::string::npos) return true;
     }

@@ -17,6 +17,7 @@
 
 #include "engine_rig.hpp"
 #include "imsb/codepage/codepage.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/otma/message.hpp"
 #include "imsb/tpipe/client_session.hpp"
 #include "imsb/tpipe/protocol.hpp"
@@ -30,8 +31,8 @@ using namespace test_rig;  // NOLINT: the rig reads as part of each test
 TEST_F(engine_test, bid_is_accepted_and_the_client_gets_ready) {
   open_engine();
   connect();
-  EXPECT_TRUE(console_has("IMB5022I"));
-  EXPECT_TRUE(console_has("IMB5024I"));
+  EXPECT_TRUE(console_has(imsb::msg::IMB5022I));
+  EXPECT_TRUE(console_has(imsb::msg::IMB5024I));
   EXPECT_EQ(client_->bid_rejected, 0);
 }
 
@@ -197,7 +198,7 @@ TEST_F(engine_test, flood_limit_naks_30_and_relief_after_the_runs) {
   EXPECT_TRUE(console_has("DFS1989E"));
   EXPECT_TRUE(client_->outputs.empty());
   ASSERT_FALSE(client_->server_states.empty());
-  EXPECT_EQ(client_->server_states.back(), otma::server_status::degraded);  // X'3C' at 80% (spec §2.10)
+  EXPECT_EQ(client_->server_states.back(), otma::server_status::degraded);  // X'3C' at 80% [D]
 
   engine_->fault_settings().hold_runs = false;
   engine_->tick(now_);
@@ -224,7 +225,7 @@ TEST_F(engine_test, warm_restart_resends_the_unacked_output_exactly_once) {
   close_engine();  // the output was sent and not ACKed
   client_->auto_ack = true;
   open_engine();
-  EXPECT_TRUE(console_has("IMB5020I"));
+  EXPECT_TRUE(console_has(imsb::msg::IMB5020I));
   connect();
   ASSERT_EQ(client_->decisions.size(), 1u);
   EXPECT_EQ(client_->decisions[0].action, otma::represynch_action::continue_tpipe);
@@ -296,7 +297,7 @@ TEST_F(engine_test, ivtcv_three_step_conversation) {
 
   auto next = [&](const std::string& text) {
     otma_message m = make_input("CONVTP", text, cm1_plain());
-    m.mci.message_type = otma::msg_type::data;  // later input of a conversation (spec §2.6 [C: ICON-MCI])
+    m.mci.message_type = otma::msg_type::data;  // later input of a conversation [C: ICON-MCI]
     auto& sd = std::get<otma::transaction_state_data>(*m.state);
     sd.server_state = otma::server_state::conversational;
     sd.server_token = token;
@@ -314,7 +315,7 @@ TEST_F(engine_test, ivtcv_three_step_conversation) {
   EXPECT_EQ(client_->commits.size(), 3u);
   ASSERT_TRUE(engine_->log().state().phonebook.find("JONES").has_value());
   EXPECT_EQ(engine_->log().state().phonebook.find("JONES")->first_name, "MARY");
-  EXPECT_TRUE(console_has("IMB5034I"));
+  EXPECT_TRUE(console_has(imsb::msg::IMB5034I));
 
   // The conversation is over: its token no longer answers.
   send(next(phone_line("IVTCV", "DISPLAY", "JONES")));
@@ -328,7 +329,7 @@ TEST_F(engine_test, conversation_input_needs_its_token_and_deallocate_ends_it) {
   send(make_input("CONVTP", phone_line("IVTCV", "ADD", "KING"), cm1_plain()));
   ASSERT_EQ(client_->outputs.size(), 1u);
   const auto token = std::get<otma::transaction_state_data>(*client_->outputs.back().state).server_token;
-  // A new transaction on the Tpipe without the token: NAK 0x0001 (spec §2.6 [D]).
+  // A new transaction on the Tpipe without the token: NAK 0x0001 ([D], docs/design/otma.md).
   send(make_input("CONVTP", "ECHO    X", cm1_plain()));
   EXPECT_FALSE(last_response().ack);
   EXPECT_EQ(last_response().sense, otma::sense::invalid_message);
@@ -371,7 +372,7 @@ TEST_F(engine_test, command_from_a_client_and_the_operator) {
   EXPECT_FALSE(lines.empty());
   send(make_input("MQTP1", "ECHO    Y", cm0_sync(2)));
   EXPECT_EQ(last_output_text(), "ECHO    Y\n");
-  // A command on a synchronized Tpipe with a recoverable number: NAK X'23' (spec §2.7 [C]).
+  // A command on a synchronized Tpipe with a recoverable number: NAK X'23' [C: IMS-RESYNC].
   send(make_input("MQTP1", "/DIS OTMA", cm0_sync(3)));
   EXPECT_FALSE(last_response().ack);
   EXPECT_EQ(last_response().sense, otma::sense::seq_not_recoverable);
@@ -508,7 +509,7 @@ TEST_F(engine_test, faults_nak_withhold_duplicate_and_ignore) {
   send(make_input("CM1TP", "ECHO    D", cm1_plain()));
   EXPECT_EQ(client_->responses.size(), before);  // no ACK came
   EXPECT_EQ(client_->session->inputs_outstanding(), 1u);
-  EXPECT_TRUE(console_has("IMB5030W"));
+  EXPECT_TRUE(console_has(imsb::msg::IMB5030W));
 }
 
 TEST_F(engine_test, delayed_output_waits_for_tick) {

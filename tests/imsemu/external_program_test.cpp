@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "imsb/codepage/codepage.hpp"
+#include "imsb/core/messages.hpp"
 #include "process.hpp"
 
 namespace imsb::imsemu {
@@ -28,7 +29,7 @@ bytes ebcdic(const std::string& s) {
   return codepage::convert(bytes_view::of(s), codepage::ccsid_819, codepage::ccsid_037).out;
 }
 
-bool log_has(const external_result& x, const std::string& what) {
+bool log_has(const external_result& x, std::string_view what) {
   for (const auto& l : x.log) {
     if (l.find(what) != std::string::npos) return true;
   }
@@ -196,7 +197,7 @@ TEST_F(external_program_test, exit_3_abends_u0456_and_drops_the_output) {
   ASSERT_TRUE(x.run.abend);
   EXPECT_EQ(x.run.abend->rfind("U0456", 0), 0u) << *x.run.abend;
   EXPECT_TRUE(x.run.outputs.empty());
-  EXPECT_TRUE(log_has(x, "IMB5047E")) << log_text(x);
+  EXPECT_TRUE(log_has(x, imsb::msg::IMB5047E)) << log_text(x);
   EXPECT_TRUE(log_has(x, "EXIT STATUS 3")) << log_text(x);
 }
 
@@ -204,7 +205,7 @@ TEST_F(external_program_test, killed_by_a_signal_abends_u0456) {
   const auto x = run_external_program(script("kill.sh", "kill -9 $$"), input({"EXTTRAN"}), options());
   ASSERT_TRUE(x.run.abend);
   EXPECT_EQ(x.run.abend->rfind("U0456", 0), 0u) << *x.run.abend;
-  EXPECT_TRUE(log_has(x, "IMB5048E")) << log_text(x);
+  EXPECT_TRUE(log_has(x, imsb::msg::IMB5048E)) << log_text(x);
   EXPECT_TRUE(log_has(x, "SIGNAL 9")) << log_text(x);
 }
 
@@ -216,7 +217,7 @@ TEST_F(external_program_test, sleeping_past_the_time_limit_abends_u0240_and_is_k
   const auto took = std::chrono::steady_clock::now() - started;
   ASSERT_TRUE(x.run.abend);
   EXPECT_EQ(x.run.abend->rfind("U0240", 0), 0u) << *x.run.abend;
-  EXPECT_TRUE(log_has(x, "IMB5049E")) << log_text(x);
+  EXPECT_TRUE(log_has(x, imsb::msg::IMB5049E)) << log_text(x);
   EXPECT_LT(took, std::chrono::seconds(5));
 }
 
@@ -225,7 +226,7 @@ TEST_F(external_program_test, garbage_output_abends_u0457_naming_the_segment) {
                                       input({"EXTTRAN"}), options());
   ASSERT_TRUE(x.run.abend);
   EXPECT_EQ(x.run.abend->rfind("U0457", 0), 0u) << *x.run.abend;
-  EXPECT_TRUE(log_has(x, "IMB5050E")) << log_text(x);
+  EXPECT_TRUE(log_has(x, imsb::msg::IMB5050E)) << log_text(x);
   EXPECT_TRUE(log_has(x, "output.segment[0].LL")) << log_text(x);
 }
 
@@ -244,7 +245,7 @@ TEST_F(external_program_test, missing_file_abends_u0456_with_the_errno_text) {
   const auto x = run_external_program(dir_.file("no-such-program"), input({"EXTTRAN"}), options());
   ASSERT_TRUE(x.run.abend);
   EXPECT_EQ(x.run.abend->rfind("U0456", 0), 0u) << *x.run.abend;
-  EXPECT_TRUE(log_has(x, "IMB5046E")) << log_text(x);
+  EXPECT_TRUE(log_has(x, imsb::msg::IMB5046E)) << log_text(x);
   EXPECT_TRUE(log_has(x, "No such file or directory")) << log_text(x);
 }
 
@@ -277,8 +278,8 @@ TEST_F(external_program_test, stderr_lines_go_to_the_log_as_imb5045i) {
                                       input({"EXTTRAN"}), options());
   EXPECT_FALSE(x.run.abend);
   ASSERT_EQ(x.log.size(), 2u) << log_text(x);
-  EXPECT_EQ(x.log[0], "IMB5045I PGM(EXTPGM) TRAN(EXTTRAN) STDERR: first");
-  EXPECT_EQ(x.log[1], "IMB5045I PGM(EXTPGM) TRAN(EXTTRAN) STDERR: second");
+  EXPECT_EQ(x.log[0], std::string(imsb::msg::IMB5045I) + " PGM(EXTPGM) TRAN(EXTTRAN) STDERR: first");
+  EXPECT_EQ(x.log[1], std::string(imsb::msg::IMB5045I) + " PGM(EXTPGM) TRAN(EXTTRAN) STDERR: second");
 }
 
 TEST_F(external_program_test, too_many_stderr_lines_are_counted_not_logged) {
@@ -289,7 +290,7 @@ TEST_F(external_program_test, too_many_stderr_lines_are_counted_not_logged) {
       input({"EXTTRAN"}), o);
   EXPECT_FALSE(x.run.abend);
   ASSERT_EQ(x.log.size(), 4u) << log_text(x);
-  EXPECT_TRUE(log_has(x, "IMB5051W")) << log_text(x);
+  EXPECT_TRUE(log_has(x, imsb::msg::IMB5051W)) << log_text(x);
   EXPECT_TRUE(log_has(x, "7 MORE LINES")) << log_text(x);
 }
 

@@ -1,7 +1,7 @@
-// kill -9 of a process in the middle of durable steps (issue 6): a forked child runs the engine's cycle —
+// kill -9 of a process in the middle of durable steps: a forked child runs the engine's cycle —
 // log an input, run it, ACK its output — reporting each step on a pipe only after the call returned; the
 // parent kills it at a random moment, reopens the journal and checks that every reported step is there,
-// nothing ran twice, and the Tpipe's numbers match the messages (spec/otma-xcf.md §1.10).
+// nothing ran twice, and the Tpipe's numbers match the messages [C: IMS-RS-CS].
 #include "imsb/imsemu/journal.hpp"
 
 #include <fcntl.h>
@@ -190,7 +190,7 @@ TEST_F(journal_crash_test, kill_9_at_random_moments_loses_no_reported_step_and_r
     }
 
     // The Tpipe's numbers count the messages: every input logged had the next receive number, every
-    // ACK the next send number (§1.10), and a queued output was produced but not yet ACKed.
+    // ACK the next send number [C: IMS-RS-CS], and a queued output was produced but not yet ACKed.
     std::size_t queued_outputs = 0;
     for (const auto& [key, queue] : s.outputs) {
       for (const auto& o : queue) ASSERT_TRUE(produced.count(o.id) == 1);

@@ -1,4 +1,4 @@
-// The emulator's durable store (issue 6): every step, replay equality, torn tails, damage in the middle,
+// The emulator's durable store: every step, replay equality, torn tails, damage in the middle,
 // cold start, checkpoints. The kill -9 rounds are in journal_crash_test.cpp.
 #include "imsb/imsemu/journal.hpp"
 
@@ -103,7 +103,7 @@ TEST_F(journal_test, log_input_queues_it_and_sets_the_receive_number_of_a_recove
   EXPECT_EQ(t.recv_rsn, 5U);
   EXPECT_EQ(t.send_rsn, 0U);
 
-  // Recoverable number 0 (§1.10: CM0 with rsn 0) leaves the receive number alone.
+  // Recoverable number 0 ([C: IMS-RS-SUMMARY]: CM0 with rsn 0) leaves the receive number alone.
   auto id2 = j.log_input("CLIENT1", "TPIPE1", true, 0, msg("def"));
   ASSERT_TRUE(id2.ok());
   EXPECT_NE(*id2, *id);
@@ -152,7 +152,7 @@ TEST_F(journal_test, commit_run_is_one_record_that_runs_the_input_changes_the_db
   ASSERT_EQ(s.outputs.at({"CLIENT1", "LTERM9"}).size(), 1U);
   EXPECT_EQ(s.outputs.at({"CLIENT1", "LTERM9"})[0].id, run->output_ids[1]);
   EXPECT_TRUE(s.tpipes.count({"CLIENT1", "LTERM9"}) == 1);
-  // The output's send number is not logged at enqueue [C: IMS-RS-CS] §1.10.
+  // The output's send number is not logged at enqueue [C: IMS-RS-CS].
   EXPECT_EQ(s.tpipes.at({"CLIENT1", "TPIPE1"}).send_rsn, 0U);
 
   // Run numbers follow commit order; ids never repeat.
@@ -485,9 +485,9 @@ TEST_F(journal_test, a_moved_journal_keeps_working_and_the_moved_from_one_refuse
   EXPECT_EQ(b.state().inputs.size(), 1U);
 }
 
-// Security review (issue 6) [D]: the journal holds whole inputs, UTOKENs included, so a folder it creates
-// is 0700 and every file it writes (the log, and the temporary file a checkpoint renames over it) is 0600,
-// whatever the umask lets through.
+// The journal holds whole inputs, UTOKENs included, so [D] a folder it creates is 0700 and every file it
+// writes (the log, and the temporary file a checkpoint renames over it) is 0600, whatever the umask lets
+// through.
 TEST_F(journal_test, the_folder_it_creates_is_0700_and_its_files_0600) {
   const mode_t old_mask = ::umask(022);
   const fs::path state = dir_ / "parent" / "state";

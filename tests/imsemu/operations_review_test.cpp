@@ -1,4 +1,4 @@
-// Review findings on imsemu's operations code (issue 6): the operator's /STA TRAN over the definitions'
+// Review findings on imsemu's operations code: the operator's /STA TRAN over the definitions'
 // stopped status across a warm restart, the engine's clock between ticks (FAULT DELAY OUTPUT), and the
 // program's XCF join: operator commands answered while it is retried, a failed restart's join retried.
 
@@ -18,6 +18,7 @@
 
 #include "engine_rig.hpp"
 #include "imsb/core/bytes.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/ims/definitions.hpp"
 #include "imsb/imsemu/engine.hpp"
 #include "imsb/imsemu/journal.hpp"
@@ -306,7 +307,7 @@ class program_join_test : public ::testing::Test {
     std::error_code ec;
     fs::remove_all(dir_, ec);
   }
-  int console_count(const std::string& id) {
+  int console_count(std::string_view id) {
     std::lock_guard<std::mutex> lock(mutex_);
     int n = 0;
     for (const auto& l : console_) n += l.rfind(id, 0) == 0 ? 1 : 0;
@@ -343,8 +344,8 @@ TEST_F(program_join_test, a_restart_whose_join_fails_keeps_trying_until_it_joins
   ASSERT_TRUE(program_->start(xcf_, milliseconds(300)).ok());
   xcf_.refuse = true;
   EXPECT_EQ(program_->operator_command("FAULT RESTART WARM"),
-            (lines{"IMB5066I FAULT RESTART WARM SCHEDULED"}));
-  ASSERT_TRUE(wait_until([&] { return console_count("IMB5067W") == 1; }, milliseconds(5000)));
+            (lines{std::string(imsb::msg::IMB5066I) + " FAULT RESTART WARM SCHEDULED"}));
+  ASSERT_TRUE(wait_until([&] { return console_count(imsb::msg::IMB5067W) == 1; }, milliseconds(5000)));
   EXPECT_FALSE(program_->joined());
   EXPECT_GE(console_count("DFS2364E"), 1);
   EXPECT_FALSE(program_->operator_command("/DIS OTMA").empty());
@@ -353,7 +354,7 @@ TEST_F(program_join_test, a_restart_whose_join_fails_keeps_trying_until_it_joins
   ASSERT_TRUE(wait_until([&] { return program_->joined(); }, program::rejoin_interval + milliseconds(3000)));
   EXPECT_GT(xcf_.attempts, tries);
   EXPECT_EQ(console_count("DFS2360I"), 2);
-  EXPECT_EQ(console_count("IMB5080I"), 2);
+  EXPECT_EQ(console_count(imsb::msg::IMB5080I), 2);
 }
 
 TEST_F(program_join_test, with_engine_after_a_restart_that_could_not_open_the_engine) {
@@ -365,14 +366,14 @@ TEST_F(program_join_test, with_engine_after_a_restart_that_could_not_open_the_en
   }
   fs::rename(dir_ / "bad.log", options_.state_dir / "journal.log");
   program_->operator_command("FAULT RESTART WARM");
-  ASSERT_TRUE(wait_until([&] { return console_count("IMB5089E") == 1; }, milliseconds(5000)));
+  ASSERT_TRUE(wait_until([&] { return console_count(imsb::msg::IMB5089E) == 1; }, milliseconds(5000)));
   EXPECT_FALSE(program_->with_engine([](engine& e) { return e.fault_settings().hold_runs || true; }));
   bool called = false;
   program_->with_engine([&](engine&) { called = true; });
   EXPECT_FALSE(called);
   const auto answer = program_->operator_command("/DIS OTMA");
   ASSERT_EQ(answer.size(), 1u);
-  EXPECT_EQ(answer[0].rfind("IMB5089E", 0), 0u);
+  EXPECT_EQ(answer[0].rfind(imsb::msg::IMB5089E, 0), 0u);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// imsemu's run-time operation (issue 6): stopped statuses across warm and cold restarts (journal
+// imsemu's run-time operation: stopped statuses across warm and cold restarts (journal
 // record tran_set and the Tpipe's stopped flag), the /DIS OTMA TIB limits of the default definitions,
 // FAULT HOLD|RELEASE RUNS and FAULT RESTART, and the program's local command socket.
 
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "imsb/core/bytes.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/imsemu/command_client.hpp"
 #include "imsb/imsemu/commands.hpp"
 #include "imsb/imsemu/engine.hpp"
@@ -206,14 +207,14 @@ TEST(journal_tran_set, a_first_format_snapshot_still_reads) {
 
 TEST(display_otma_defaults, shows_the_default_member_and_global_tib_limits) {
   const auto defs = ims::default_definitions("XCFGRP1", "IMSA");
-  // spec §2.10 [C: IMS-FLOOD]: member default 5000, global default 10000.
+  // [C: IMS-FLOOD]: member default 5000, global default 10000.
   EXPECT_EQ(defs.tib_limit, 5000u);
   temp_folder dir;
   auto e = engine::open(defs, dir.path(), false, [](const std::string&) {});
   ASSERT_TRUE(e.ok()) << e.error().to_string();
   const auto ls = (*e)->operator_command("/DIS OTMA");
   ASSERT_FALSE(ls.empty());
-  EXPECT_EQ(ls.back(), "IMB5064I SERVER STATE NORMAL TIB 0/10000");
+  EXPECT_EQ(ls.back(), std::string(imsb::msg::IMB5064I) + " SERVER STATE NORMAL TIB 0/10000");
 }
 
 // ---- FAULT HOLD|RELEASE RUNS, FAULT RESTART --------------------------------------------------------
@@ -229,12 +230,12 @@ class fault_words_test : public ::testing::Test {
 TEST_F(fault_words_test, hold_and_release_runs) {
   auto hold = run("fault hold runs");
   EXPECT_EQ(hold.effects.fault_changes, (std::vector<fault_change>{{"hold_runs", 1}}));
-  EXPECT_EQ(hold.lines, (lines{"IMB5060I FAULT SET hold_runs=1"}));
+  EXPECT_EQ(hold.lines, (lines{std::string(imsb::msg::IMB5060I) + " FAULT SET hold_runs=1"}));
   faults f;
   apply_fault_changes(f, hold.effects.fault_changes);
   EXPECT_TRUE(f.hold_runs);
   state_.fault_settings = f;
-  EXPECT_TRUE(contains(run("FAULT SHOW").lines, "IMB5063I FAULT hold_runs=1"));
+  EXPECT_TRUE(contains(run("FAULT SHOW").lines, std::string(imsb::msg::IMB5063I) + " FAULT hold_runs=1"));
   apply_fault_changes(f, run("FAULT RELEASE RUNS").effects.fault_changes);
   EXPECT_FALSE(f.hold_runs);
   f.hold_runs = true;
@@ -244,7 +245,7 @@ TEST_F(fault_words_test, hold_and_release_runs) {
 
 TEST_F(fault_words_test, restart_warm_and_cold_are_requests) {
   auto warm = run("FAULT RESTART WARM");
-  EXPECT_EQ(warm.lines, (lines{"IMB5066I FAULT RESTART WARM SCHEDULED"}));
+  EXPECT_EQ(warm.lines, (lines{std::string(imsb::msg::IMB5066I) + " FAULT RESTART WARM SCHEDULED"}));
   faults f;
   apply_fault_changes(f, warm.effects.fault_changes);
   EXPECT_EQ(f.restart_requested, 1);
@@ -255,7 +256,7 @@ TEST_F(fault_words_test, restart_warm_and_cold_are_requests) {
     auto r = run(bad);
     EXPECT_TRUE(r.effects.empty()) << bad;
     ASSERT_EQ(r.lines.size(), 1u) << bad;
-    EXPECT_EQ(r.lines[0].rfind("IMB5061E", 0), 0u) << r.lines[0];
+    EXPECT_EQ(r.lines[0].rfind(imsb::msg::IMB5061E, 0), 0u) << r.lines[0];
   }
   EXPECT_NE(run("FAULT BOGUS").lines[0].find("HOLD RUNS|RELEASE RUNS|RESTART WARM|RESTART COLD"),
             std::string::npos);
@@ -308,7 +309,7 @@ TEST_F(command_socket_test, answers_several_lines_on_one_connection_like_the_con
   auto p = open_program();
   ASSERT_TRUE(p);
   ASSERT_TRUE(p->listen_commands(socket_).ok());
-  EXPECT_TRUE(contains(console_, "IMB5087I COMMAND SOCKET " + socket_));
+  EXPECT_TRUE(contains(console_, std::string(imsb::msg::IMB5087I) + " COMMAND SOCKET " + socket_));
   auto c = command_client::connect(socket_);
   ASSERT_TRUE(c.ok()) << c.error().to_string();
   // Two commands in one write, the second with CR LF; the answers come in order, each with its marker.
@@ -320,7 +321,8 @@ TEST_F(command_socket_test, answers_several_lines_on_one_connection_like_the_con
   // A command split across writes is one line.
   ASSERT_TRUE(c->send("FAULT HOLD").ok());
   ASSERT_TRUE(c->send(" RUNS\n").ok());
-  EXPECT_EQ(c->answer(answer_time).value(), (lines{"IMB5060I FAULT SET hold_runs=1"}));
+  EXPECT_EQ(c->answer(answer_time).value(),
+            (lines{std::string(imsb::msg::IMB5060I) + " FAULT SET hold_runs=1"}));
   EXPECT_TRUE(p->with_engine([](engine& e) { return e.fault_settings().hold_runs; }));
   // Unknown verbs get IMS's own error text.
   ASSERT_TRUE(c->send("/BOGUS THING\n").ok());

@@ -1,12 +1,13 @@
-// The engine's UTOKEN rules (engine.hpp rule 4 and the bid; spec/otma-xcf.md §1.6, §3.1, §3.2 [D]) with a
-// fake verifier: the engine only asks the hook, so any verdict can be staged. The real HMAC is
-// transport/utoken's (tests/transport/utoken) and the two meet in tests/e2e/imsemu/utoken_test.cpp.
+// The engine's UTOKEN rules (engine.hpp rule 4 and the bid; our own token format [D], docs/design/otma.md)
+// with a fake verifier: the engine only asks the hook, so any verdict can be staged. The real HMAC is
+// imsb/transport/utoken.hpp's (tests/transport/utoken/) and the two meet in tests/e2e/imsemu/utoken_test.cpp.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "engine_rig.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/otma/utoken.hpp"
 
 namespace imsb::imsemu {
@@ -90,7 +91,7 @@ class utoken_engine_test : public engine_test {
     u.transactions = {"SHOWOTMA"};
     defs_.users[id] = u;
   }
-  bool console_line_has(const std::string& id, const std::string& text) const {
+  bool console_line_has(std::string_view id, std::string_view text) const {
     for (const auto& l : console_) {
       if (l.find(id) != std::string::npos && l.find(text) != std::string::npos) return true;
     }
@@ -108,7 +109,7 @@ TEST_F(utoken_engine_test, without_a_key_a_token_is_carried_not_checked_and_show
   connect();
   send(showotma(&bad_token));
   expect_token_line("TOKEN=NOTVERIFIED");
-  EXPECT_FALSE(console_has("IMB5040W"));
+  EXPECT_FALSE(console_has(imsb::msg::IMB5040W));
 }
 
 TEST_F(utoken_engine_test, verified_token_under_check_runs_and_shows_verified_for_the_message_user) {
@@ -131,8 +132,8 @@ TEST_F(utoken_engine_test, invalid_token_under_check_is_naked_0005_with_dfs1292e
   connect();
   send(showotma(&bad_token));
   expect_refused();
-  EXPECT_TRUE(console_has("IMB5040W"));
-  EXPECT_TRUE(console_has("IMB5027W"));
+  EXPECT_TRUE(console_has(imsb::msg::IMB5040W));
+  EXPECT_TRUE(console_has(imsb::msg::IMB5027W));
 }
 
 TEST_F(utoken_engine_test, invalid_token_under_full_is_refused_too) {
@@ -164,7 +165,7 @@ TEST_F(utoken_engine_test, under_none_an_invalid_token_is_not_refused_and_shows_
   connect();
   send(showotma(&bad_token));
   expect_token_line("TOKEN=INVALID");
-  EXPECT_FALSE(console_has("IMB5040W"));
+  EXPECT_FALSE(console_has(imsb::msg::IMB5040W));
 }
 
 TEST_F(utoken_engine_test, no_token_with_a_key_shows_none_and_the_user_rule_alone_decides) {
@@ -211,7 +212,7 @@ TEST_F(utoken_engine_test, bid_with_an_invalid_token_under_check_is_naked_0005) 
   bid_with(bid_security(bad_token, "USER1"));
   EXPECT_FALSE(client_->ready);
   EXPECT_EQ(client_->bid_rejected, otma::sense::security_violation);
-  EXPECT_TRUE(console_has("IMB5023W"));
+  EXPECT_TRUE(console_has(imsb::msg::IMB5023W));
 }
 
 TEST_F(utoken_engine_test, bid_with_a_valid_token_under_check_is_accepted) {
@@ -224,9 +225,9 @@ TEST_F(utoken_engine_test, bid_with_a_valid_token_under_check_is_accepted) {
 }
 
 TEST_F(utoken_engine_test, bid_without_a_user_subfield_is_checked_for_the_token_own_user) {
-  // IBM's client-bid carries only the UTOKEN (spec §1.12 [C-hex]).
+  // IBM's client-bid carries only the UTOKEN [C-hex: IMS-SAMPLE].
   define_user(ims::otma_security::check);
-  define("BRIDGE");  // the bid's user is the token's: it must be defined like any other (review item 1)
+  define("BRIDGE");  // the bid's user is the token's: it must be defined like any other
   open_engine();
   install_verifier();
   otma::utoken_fields f;
@@ -267,7 +268,7 @@ otma::security_data token_only_bid(const std::string& token_user) {
   return bid_security(otma::encode_utoken(f, bytes(32, 0x5A)), "");
 }
 
-// Security review (issue 6) item 1: a bid with only a UTOKEN is the token's user's for all three checks —
+// A bid with only a UTOKEN is the token's user's for all three checks —
 // the CLIENT allow-list, "the user must be defined" and the token — not the (empty) subfield's for two.
 TEST_F(utoken_engine_test, token_only_bid_is_allowed_by_client_users_naming_the_token_user) {
   define_user(ims::otma_security::check);
@@ -290,7 +291,7 @@ TEST_F(utoken_engine_test, token_only_bid_is_refused_by_client_users_not_naming_
   bid_with(token_only_bid("BRIDGE"));
   EXPECT_FALSE(client_->ready);
   EXPECT_EQ(client_->bid_rejected, otma::sense::security_violation);
-  EXPECT_TRUE(console_line_has("IMB5023W", "not permitted by a CLIENT statement for user BRIDGE"));
+  EXPECT_TRUE(console_line_has(imsb::msg::IMB5023W, "not permitted by a CLIENT statement for user BRIDGE"));
 }
 
 TEST_F(utoken_engine_test, token_only_bid_for_an_undefined_user_is_refused) {
@@ -300,10 +301,10 @@ TEST_F(utoken_engine_test, token_only_bid_for_an_undefined_user_is_refused) {
   bid_with(token_only_bid("STRANGER"));
   EXPECT_FALSE(client_->ready);
   EXPECT_EQ(client_->bid_rejected, otma::sense::security_violation);
-  EXPECT_TRUE(console_line_has("IMB5023W", "user STRANGER is not defined"));
+  EXPECT_TRUE(console_line_has(imsb::msg::IMB5023W, "user STRANGER is not defined"));
 }
 
-// Review item 2: --utoken-required.
+// --utoken-required.
 TEST_F(utoken_engine_test, without_utoken_required_a_message_without_a_token_runs_as_its_user) {
   define_user(ims::otma_security::check);
   open_engine();
@@ -321,7 +322,7 @@ TEST_F(utoken_engine_test, utoken_required_refuses_a_message_naming_a_user_witho
   connect();
   send(showotma(nullptr));
   expect_refused();
-  EXPECT_TRUE(console_line_has("IMB5056W", "user 'USER1' sent no UTOKEN"));
+  EXPECT_TRUE(console_line_has(imsb::msg::IMB5056W, "user 'USER1' sent no UTOKEN"));
   send(showotma(&good_token));  // with a token that verifies, the same message runs
   expect_token_line("TOKEN=VERIFIED");
 }
@@ -356,7 +357,7 @@ TEST_F(utoken_engine_test, utoken_required_does_not_apply_under_none_or_to_a_pro
   expect_token_line("TOKEN=NONE");
   send(showotma(nullptr, otma::security_flag::check));
   expect_refused();
-  EXPECT_FALSE(console_has("IMB5041W"));
+  EXPECT_FALSE(console_has(imsb::msg::IMB5041W));
 }
 
 TEST_F(utoken_engine_test, utoken_required_refuses_a_bid_naming_a_user_without_a_token) {
@@ -370,7 +371,7 @@ TEST_F(utoken_engine_test, utoken_required_refuses_a_bid_naming_a_user_without_a
   bid_with(se);
   EXPECT_FALSE(client_->ready);
   EXPECT_EQ(client_->bid_rejected, otma::sense::security_violation);
-  EXPECT_TRUE(console_has("IMB5056W"));
+  EXPECT_TRUE(console_has(imsb::msg::IMB5056W));
 }
 
 TEST_F(utoken_engine_test, without_utoken_required_a_bid_naming_a_user_without_a_token_is_accepted) {
@@ -384,7 +385,7 @@ TEST_F(utoken_engine_test, without_utoken_required_a_bid_naming_a_user_without_a
   EXPECT_TRUE(client_->ready) << client_->lost_reason;
 }
 
-// Review item 6: the verdict at acceptance is the one the run shows, however long the run waits.
+// The verdict at acceptance is the one the run shows, however long the run waits.
 TEST_F(utoken_engine_test, a_held_input_shows_the_verdict_of_its_acceptance) {
   define_user(ims::otma_security::check);
   open_engine();
@@ -404,7 +405,7 @@ TEST_F(utoken_engine_test, a_held_input_shows_the_verdict_of_its_acceptance) {
   pump();
   ASSERT_FALSE(client_->outputs.empty());
   EXPECT_NE(last_output_text().find("TOKEN=VERIFIED\n"), std::string::npos) << last_output_text();
-  EXPECT_FALSE(console_has("IMB5041W"));
+  EXPECT_FALSE(console_has(imsb::msg::IMB5041W));
 }
 
 TEST_F(utoken_engine_test, after_a_warm_restart_a_queued_input_runs_without_an_alarm) {
@@ -429,8 +430,8 @@ TEST_F(utoken_engine_test, after_a_warm_restart_a_queued_input_runs_without_an_a
   ASSERT_FALSE(client_->outputs.empty());
   EXPECT_NE(last_output_text().find("SHOWOTMA"), std::string::npos) << last_output_text();
   EXPECT_EQ(last_output_text().find("TOKEN=VERIFIED\n"), std::string::npos) << last_output_text();
-  EXPECT_FALSE(console_has("IMB5041W"));
-  EXPECT_FALSE(console_has("IMB5040W"));
+  EXPECT_FALSE(console_has(imsb::msg::IMB5041W));
+  EXPECT_FALSE(console_has(imsb::msg::IMB5040W));
 }
 
 TEST_F(utoken_engine_test, a_refused_token_is_logged_once_with_its_reason) {
@@ -442,11 +443,11 @@ TEST_F(utoken_engine_test, a_refused_token_is_logged_once_with_its_reason) {
   send(showotma(&bad_token));
   expect_refused();
   std::size_t n = 0;
-  for (const auto& l : console_) n += l.find("IMB5041W") != std::string::npos ? 1 : 0;
+  for (const auto& l : console_) n += l.find(imsb::msg::IMB5041W) != std::string::npos ? 1 : 0;
   EXPECT_EQ(n, 1u);
-  EXPECT_TRUE(
-      console_line_has("IMB5041W", "UTOKEN OF USER 'USER1' GROUP 'GROUP1' NOT VERIFIED: bad_signature"));
-  EXPECT_TRUE(console_has("IMB5040W"));
+  EXPECT_TRUE(console_line_has(imsb::msg::IMB5041W,
+                               "UTOKEN OF USER 'USER1' GROUP 'GROUP1' NOT VERIFIED: bad_signature"));
+  EXPECT_TRUE(console_has(imsb::msg::IMB5040W));
 }
 
 TEST_F(utoken_engine_test, under_none_a_token_that_does_not_verify_is_not_logged) {
@@ -459,10 +460,10 @@ TEST_F(utoken_engine_test, under_none_a_token_that_does_not_verify_is_not_logged
   expect_token_line("TOKEN=INVALID");
   send(showotma(&bad_token));
   expect_token_line("TOKEN=INVALID");
-  EXPECT_FALSE(console_has("IMB5041W"));
+  EXPECT_FALSE(console_has(imsb::msg::IMB5041W));
 }
 
-// Review item 7: a client-supplied name cannot split or forge a console line.
+// A client-supplied name cannot split or forge a console line.
 TEST_F(utoken_engine_test, names_in_console_lines_are_made_printable) {
   define_user(ims::otma_security::check);
   open_engine();
@@ -478,9 +479,9 @@ TEST_F(utoken_engine_test, names_in_console_lines_are_made_printable) {
   bad_tp.mci.tpipe_name.set("T\nP");
   send(bad_tp);
   EXPECT_FALSE(last_response().ack);
-  EXPECT_TRUE(console_line_has("IMB5041W", "USER 'U.IMB1' GROUP 'G.X'"));
-  EXPECT_TRUE(console_line_has("IMB5040W", "user 'U.IMB1'"));
-  EXPECT_TRUE(console_line_has("IMB5027W", "tpipe T.P "));
+  EXPECT_TRUE(console_line_has(imsb::msg::IMB5041W, "USER 'U.IMB1' GROUP 'G.X'"));
+  EXPECT_TRUE(console_line_has(imsb::msg::IMB5040W, "user 'U.IMB1'"));
+  EXPECT_TRUE(console_line_has(imsb::msg::IMB5027W, "tpipe T.P "));
   for (const auto& l : console_) {
     EXPECT_EQ(l.find_first_of("\n\r"), std::string::npos) << l;
   }

@@ -1,6 +1,6 @@
 // The object files around save() and reconcile(): an object deleted and defined again starts with an
 // empty file, a failed save leaves the old catalog and files, reconcile() repairs what a crash or a hand
-// edit left (review of issue 4, items 2-4).
+// edit left.
 
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@ using names::fs_profile;
 using objects::object_family;
 using objects::object_type;
 
-// --- deleted and defined again (item 2) ----------------------------------------------------------------
+// --- deleted and defined again -------------------------------------------------------------------------
 
 TEST_F(store_test, AQueueDeletedAndDefinedAgainStartsEmpty) {
   auto store = create(make_catalog("QM1", fs_profile::posix, {{"Q1", "Q2"}, {"NL1"}, {"P1"}}));
@@ -83,7 +83,7 @@ TEST_F(store_test, AFileNameTakenOverByAnotherObjectStartsEmpty) {
   EXPECT_EQ(slurp(*new_path / "q"), "");
 }
 
-// --- a failed save (item 3) ----------------------------------------------------------------------------
+// --- a failed save -------------------------------------------------------------------------------------
 
 TEST_F(store_test, AFailedSaveKeepsTheOldCatalogAndSaysSo) {
   auto store = create(make_catalog("QM1", fs_profile::posix, {{"Q1"}, {"NL1"}}));
@@ -137,7 +137,7 @@ TEST(store_save_error, SaveReplacedCatalogReadsTheNote) {
   EXPECT_FALSE(queue_manager_store::save_replaced_catalog(plain));
 }
 
-// --- reconcile (item 4) ----------------------------------------------------------------------------------
+// --- reconcile -------------------------------------------------------------------------------------------
 
 TEST_F(store_test, ReconcileRepairsTheObjectFilesAndSaysWhatItDid) {
   const auto catalog = make_catalog("QM1", fs_profile::posix, {{"Q1", "Q2", "Q3"}, {"NL1"}, {"P1"}});

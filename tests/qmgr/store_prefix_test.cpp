@@ -238,7 +238,7 @@ TEST_F(mqs_ini_test, MalformedFilesNameTheLine) {
 }
 
 TEST_F(mqs_ini_test, ForeignStanzasAreKeptButNeitherCheckedNorListed) {
-  // What would be errors in our stanzas, in IBM's: not ours to judge (item 1 of the review).
+  // What would be errors in our stanzas, in IBM's: not ours to judge.
   auto list = parse(
       "QueueManager:\n   Directory=../etc\n   FileSystem=ntfs\n"
       "QueueManager:\n   Name=QMIBM\n   Name=QMIBM2\n"

@@ -194,7 +194,7 @@ TEST_F(store_test, OtherStanzasAndCommentsSurviveCreateAndRemove) {
   EXPECT_TRUE(list_queue_managers(prefix_)->empty());
 }
 
-// --- IBM MQ's mqs.ini and queue managers (review of issue 4, item 1) ---------------------------------
+// --- IBM MQ's mqs.ini and queue managers -------------------------------------------------------------
 
 // IBM's own file: an AllQueueManagers stanza and a QueueManager stanza without our marker [I].
 const std::string ibm_mqs_ini =
@@ -296,7 +296,7 @@ TEST_F(store_test, RemoveRefusesAFolderWithoutOurCatalog) {
   EXPECT_EQ(slurp(prefix_ / "mqs.ini"), ini);
 }
 
-// --- dltmqm against runmqsc (item 5) -------------------------------------------------------------------
+// --- dltmqm against runmqsc ----------------------------------------------------------------------------
 
 TEST_F(store_test, TryLockNeverMakesTheLockFile) {
   auto store = create(make_catalog("QM1", fs_profile::posix));
@@ -327,7 +327,7 @@ TEST_F(store_test, AStoreOpenedBeforeRemoveCannotLockOrRecreateTheFolder) {
   EXPECT_FALSE(fs::exists(store.directory()));
 }
 
-// --- queue-manager folder names (seeds/000, spec/mq.md §8.1) ---------------------------------------
+// --- queue-manager folder names [C: FILENAMES-V6, FILENAMES] ---------------------------------------
 
 TEST_F(store_test, FolderNamesUnderPosixFollowRuleOne) {
   const std::string long_name = "QUEUE.MANAGER.ACCOUNTING.SERVICES.0123456789.ABC";
@@ -349,7 +349,7 @@ TEST_F(store_test, FolderNamesUnderPosixFollowRuleOne) {
 }
 
 TEST_F(store_test, Fat83TruncatesThenSuffixesAndSurvivesAReopen) {
-  // IBM's FAT example: queue.manager → queue!ma (seeds/000 [C]); the next claimant of the stem gets a
+  // IBM's FAT example: queue.manager → queue!ma [C: FILENAMES-V6]; the next claimant of the stem gets a
   // suffix (rule 2).
   EXPECT_EQ(create(make_catalog("queue.manager", fs_profile::fat83)).directory().filename(), "queue!ma");
   EXPECT_EQ(create(make_catalog("queue.manager2", fs_profile::fat83)).directory().filename(), "queue!ma.000");
@@ -439,7 +439,7 @@ TEST_F(store_test, ObjectPathsFollowTheCatalogsFileNames) {
   EXPECT_EQ(store.object_path(catalog, object_family::queue, "A/B"), dir / "queues" / "A&B");
   EXPECT_EQ(store.object_path(catalog, object_family::namelist, "NL.1"), dir / "namelist" / "NL!1");
   EXPECT_EQ(store.object_path(catalog, object_family::process, "PR.1"), dir / "procdef" / "PR!1");
-  // Channels are not files (seeds/000); unknown names have no path.
+  // Channels are not files [C: FILENAMES-V6]; unknown names have no path.
   EXPECT_EQ(store.object_path(catalog, object_family::channel, "CH.1"), std::nullopt);
   EXPECT_EQ(store.object_path(catalog, object_family::queue, "NO.SUCH"), std::nullopt);
   EXPECT_EQ(store.object_path(catalog, object_family::process, "QL.A"), std::nullopt);

@@ -1,5 +1,5 @@
 #pragma once
-// A faulting mqi::connection for unit tests (STYLE.md: Beast's fail_count): over a real connection, a
+// A faulting mqi::connection for unit tests (after Boost.Beast's test::fail_count): over a real connection, a
 // shared fault_plan picks one call — the n-th for which a condition holds, counted over every connection
 // made with the plan — and makes it fail in one of the ways a queue manager connection fails:
 //   fail        the call is not made and fails with the reason given: nothing changed;

@@ -333,7 +333,8 @@ TEST_F(client_session_test, resync_with_one_tpipe_answers_its_reqresynch_then_is
   ASSERT_EQ(obs.decisions.size(), 1u);
   EXPECT_EQ(obs.decisions[0].second.input, input_outcome::consistent);
   EXPECT_EQ(obs.decisions[0].second.output, output_outcome::continue_tpipe);
-  // The owner hears the decision before the REPresynch leaves (ARCHITECTURE.md step 7), then ready.
+  // The owner hears the decision before the REPresynch leaves, then ready (docs/design/commit-modes.md,
+  // CM0 step 7).
   EXPECT_EQ(obs.events, (std::vector<std::string>{"send cbresynch", "send srvresynch_ack", "decision T1",
                                                   "send represynch", "ready"}));
   EXPECT_EQ(session->state(), client_state::active);
@@ -509,8 +510,9 @@ TEST_F(client_session_test, ack_and_nak_are_matched_by_tpipe_and_send_seq) {
   EXPECT_EQ(session->stray_responses(), 0u);
 }
 
-// ARCHITECTURE.md step 7: IMS refusing our recoverable number (X'1F') means the numbers disagree; the owner
-// hears the NAK, then the session ends so the next bid resyncs. X'1F' on unrecoverable input does not.
+// CM0 step 7 (docs/design/commit-modes.md): IMS refusing our recoverable number (X'1F') means the numbers
+// disagree; the owner hears the NAK, then the session ends so the next bid resyncs. X'1F' on unrecoverable
+// input does not.
 TEST_F(client_session_test, nak_1f_of_recoverable_input_ends_the_session_after_the_response) {
   activate();
   ASSERT_TRUE(session->send_input(transaction("T2"), 0).ok());     // sent[1]

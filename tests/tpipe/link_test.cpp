@@ -1,8 +1,8 @@
-// Both OTMA roles for real, each behind its xcf_link, over the in-memory XCF backend: a small IMS-like
-// server owner and a small bridge-like client owner (CM0 steps 3–7 of ARCHITECTURE.md), with faults
-// injected by the backend. Time is the test's: the links read `now`, the backend has its own virtual
-// clock, and everything is delivered by memory_sysplex::run() on the test thread, except in the one
-// test that pumps the backend from a second thread to exercise the link's lock.
+// Both OTMA roles for real, each behind its xcf_link, over the in-memory XCF backend: a small IMS-like server
+// owner and a small bridge-like client owner (CM0 steps 3–7 of docs/design/commit-modes.md), with faults
+// injected by the backend. Time is the test's: the links read `now`, the backend has its own virtual clock,
+// and everything is delivered by memory_sysplex::run() on the test thread, except in the one test that pumps
+// the backend from a second thread to exercise the link's lock.
 
 #include "imsb/tpipe/xcf_link.hpp"
 
@@ -80,7 +80,7 @@ class test_server_owner : public server_observer {
   bid_verdict on_bid(std::string_view, const otma::otma_message&) override { return {}; }
   void on_client_ready(std::string_view client) override {
     ready.emplace_back(client);
-    // After resync with "continue", IMS sends again what it still holds (ARCHITECTURE.md step 7).
+    // After resync with "continue", IMS sends again what it still holds (CM0 step 7).
     for (auto& [name, t] : tpipes) {
       if (t.held) send_output(client, name, *t.held);
     }
@@ -96,7 +96,7 @@ class test_server_owner : public server_observer {
     represynchs.push_back({std::string(tpipe), action, client_send, client_receive});
     auto& t = tpipes[std::string(tpipe)];
     t.numbers = apply_represynch(t.numbers, action, client_send, client_receive);
-    if (action == otma::represynch_action::dequeue_last_output) t.held.reset();  // §1.5.4 [C]
+    if (action == otma::represynch_action::dequeue_last_output) t.held.reset();  // [C: IMS-SD-REP]
   }
   void on_srvresynch_rejected(std::string_view) override { ADD_FAILURE() << "SRVresynch rejected"; }
   void on_input(std::string_view client, const otma::otma_message& input) override {
@@ -106,7 +106,7 @@ class test_server_owner : public server_observer {
     }
     const std::string tpipe = tpipe_of(input);
     auto& t = tpipes[tpipe];
-    // Logged, then ACKed (§2.7 [C]: no ACK before logging), then the transaction's one output.
+    // Logged, then ACKed ([C: IMS-RS-CS]: no ACK before logging), then the transaction's one output.
     t.numbers.receive = input.mci.recoverable_seq;
     ++inputs_logged;
     link->with_session([&](server_session& s) { s.ack_input(client, input); });
@@ -124,7 +124,7 @@ class test_server_owner : public server_observer {
     auto it = tpipes.find(response.tpipe);
     if (it == tpipes.end() || !it->second.held || it->second.held_send_seq != response.send_seq) return;
     if (response.ack) {
-      // Only now does IMS dequeue the output and log its send number (§1.10 [C: IMS-RS-CS]).
+      // Only now does IMS dequeue the output and log its send number [C: IMS-RS-CS].
       it->second.numbers.send = it->second.held->mci.recoverable_seq;
       it->second.held.reset();
     }
@@ -244,7 +244,7 @@ class test_client_owner : public client_observer {
 };
 
 // A service that lets the backend deliver before join() returns, as XCF may run the exits before
-// IXCJOIN returns (spec/otma-xcf.md §4.5 [C]).
+// IXCJOIN returns [C: XCF-MUR].
 class eager_service : public xcf::service {
  public:
   explicit eager_service(transport::memory_sysplex& plex) : plex_(plex) {}
@@ -405,8 +405,8 @@ TEST_F(link_test, client_first_then_server_join_starts_the_session) {
 
 TEST_F(link_test, hundred_cm0_inputs_on_three_tpipes_each_get_ack_and_one_output) {
   connect();
-  // The bid and server-available cross at connect (§2.2); the client does not bid a second time, so the
-  // exchange runs once: no stray answer, no protocol error.
+  // The bid and server-available cross at connect [C: IMS-SA-FLOW]; the client does not bid a second time, so
+  // the exchange runs once: no stray answer, no protocol error.
   EXPECT_TRUE(server_owner.protocol_errors.empty());
   const auto strays = client->with_session([](client_session& s) { return s.stray_responses(); });
   EXPECT_EQ(strays, 0u);
@@ -479,7 +479,7 @@ TEST_F(link_test, cbresynch_with_records_continues_every_tpipe) {
 TEST_F(link_test, lost_output_ack_is_dequeued_after_server_restart_not_delivered_twice) {
   connect();
   // The client commits output 1 of TPIPE1, and its ACK is lost on the way (IMS fails before it gets
-  // it: IBM's sample flow, §2.7 [C: IMS-SAMPLE-RS]).
+  // it: IBM's sample flow [C: IMS-SAMPLE-RS]).
   client_owner.before_ack = [this](const otma::otma_message&) {
     plex.faults().drop(transport::message_filter::between(mq, ims), 1);
     client_owner.before_ack = nullptr;
@@ -735,7 +735,7 @@ TEST_F(link_test, calls_before_join_returned_are_kept_and_handled_after) {
   plex.run();
   EXPECT_EQ(client_owner.ready, 1u);
   EXPECT_EQ(server_owner.ready.size(), 1u);
-  // The kept server-available crossed our bid (§2.2): it was handled, and answered by no second bid.
+  // The kept server-available crossed our bid [C: IMS-SA-FLOW]: handled, and answered by no second bid.
   EXPECT_EQ(count(wire(mq, ims), message_kind::cbresynch), 1u);
 }
 

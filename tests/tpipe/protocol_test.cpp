@@ -1,6 +1,6 @@
-// The session layer's protocol messages (tpipe/protocol.hpp): every builder's MCI bytes per
-// spec/otma-xcf.md §1.3's table, encode→decode round trips, classify() of each, the ACK/NAK of each
-// kind, and IBM's sample messages of §1.12 (tests/vectors/otma/).
+// The session layer's protocol messages (tpipe/protocol.hpp): every builder's MCI bytes per IBM's message
+// kinds [C: IMS-MCI, IMS-CB-FLOW, IMS-SAMPLE-RS], encode→decode round trips, classify() of each, the
+// ACK/NAK of each kind, and IBM's sample messages [C-hex: IMS-SAMPLE, IMS-SAMPLE-RS] (tests/vectors/otma/).
 #include "imsb/tpipe/protocol.hpp"
 
 #include <gtest/gtest.h>
@@ -95,13 +95,13 @@ otma::raw_bytes<16> conv_token() {
   return t;
 }
 
-// --- every builder: §1.3's MCI bytes, round trip, classify -----------------------------------------
+// --- every builder: its MCI bytes, round trip, classify --------------------------------------------
 
 struct builder_row {
   std::string name;
   std::function<otma_message()> build;
   std::uint8_t type, resp, cmd, prefix;  // MCI+1, +2, +4, +15 as encoded
-  bool from_client;                      // the direction the message travels (§1.3 "Dir")
+  bool from_client;                      // the direction the message travels
   message_kind kind;
 };
 
@@ -115,7 +115,7 @@ std::vector<builder_row> builder_rows() {
   bid_params secured = client1_params();
   secured.security = user_security("MQUSER");
   return {
-      // §1.3: client-bid 10/20/04, C0 with SE (80 without the optional SE).
+      // [C-hex: IMS-SAMPLE]: client-bid 10/20/04, C0 with SE (80 without the optional SE).
       {"client_bid", [] { return make_client_bid(client1_params(), false); }, 0x10, 0x20, 0x04, 0x80, true,
        K::client_bid},
       {"client_bid_secured", [secured] { return make_client_bid(secured, false); }, 0x10, 0x20, 0x04, 0xC0,
@@ -136,7 +136,7 @@ std::vector<builder_row> builder_rows() {
        0x00, false, K::commit_confirmation},
       {"deallocate", [] { return make_deallocate("TPIPE1", conv_token()); }, 0x08, 0x00, 0x00, 0x80, true,
        K::deallocate},
-      // Responses (§1.3): bid ACK/NAK 30/80|40/04 C0; SRVresynch ACK 30/A0/2C [C-hex]; NAK 30/40/2C;
+      // Responses: bid ACK/NAK 30/80|40/04 C0; SRVresynch ACK 30/A0/2C [C-hex]; NAK 30/40/2C;
       // REPresynch ACK 30/80/34 [I]; input ACK/NAK 60/80|40; client ACK/NAK of output 20/80|40.
       {"bid_ack", [bid] { return make_ack(bid, "IMS1", token(2, 1)); }, 0x30, 0x80, 0x04, 0x80, false,
        K::bid_ack},
@@ -214,7 +214,7 @@ TEST(ClientBid, CarriesTheParametersInTheClientBidStateData) {
 }
 
 TEST(ClientBid, RebuildsIBMsSampleBidExceptTheUnexplainedMciBytes30And31) {
-  // IMS-SAMPLE's client-bid (§1.12 [C-hex]) has X'0400' at MCI+30 ([?]); we send 0000 as IBM MQ's own
+  // IMS-SAMPLE's client-bid [C-hex: IMS-SAMPLE] has X'0400' at MCI+30 ([?]); we send 0000 as IBM MQ's own
   // CBresynch does. Everything else is IBM's byte for byte.
   bytes sample = imsb::test::read_hex_vector("otma/client_bid.hex");
   const otma_message decoded = decode_ok(sample);
@@ -281,7 +281,7 @@ TEST(Resync, RepresynchCarriesTheClientsNumbersAndAction) {
   EXPECT_EQ(sd->client_send_seq, 0xFFFFFFFFu);
   EXPECT_EQ(sd->client_receive_seq, 12u);
   EXPECT_EQ(sd->tpipe_flag1, otma::represynch_action::stop_tpipe);
-  // As long as IMS's REQresynch (§1.5.4 [I] mirror).
+  // As long as IMS's REQresynch (its layout mirrored [I: IMS-SD-REQ, IMS-SD-REP]).
   EXPECT_EQ(otma::encoded_size(*m.state), otma::reqresynch_size);
 }
 
@@ -483,7 +483,7 @@ TEST(Classify, CommitTypeIsConfirmationFromTheServerAndDeallocateFromTheClient) 
 
 TEST(Classify, ResponseTypeA0IsOutputAckFromTheClientAndInputAckFromTheServer) {
   otma_message m = make_ack(output_message());
-  m.mci.message_type = 0xA0;  // §1.3 "20 (or A0 [I])"
+  m.mci.message_type = 0xA0;  // output ACK type "20 (or A0 [I: ICON-MCI])"
   EXPECT_EQ(classify(m, true), message_kind::output_ack);
   EXPECT_EQ(classify(m, false), message_kind::input_ack);
   m.mci.response_flag = otma::response::nak;
@@ -499,7 +499,7 @@ TEST(Classify, CommandsAreKnownByCommandTypeWhateverTheDirection) {
 TEST(Classify, UnknownForWhatNoRowDescribes) {
   otma_message m = make_client_bid(client1_params(), false);
   m.mci.architecture_level = 2;
-  EXPECT_EQ(classify(m, true), message_kind::unknown) << "architecture level other than 1 (§1.2 [C])";
+  EXPECT_EQ(classify(m, true), message_kind::unknown) << "architecture level other than 1 [C: IMS-MCI]";
 
   otma_message emulator_only = make_suspend();
   emulator_only.mci.command_type = otma::command::resume_output_tpipe;

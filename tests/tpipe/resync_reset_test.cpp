@@ -1,4 +1,4 @@
-// RESET TPIPE's resync (spec/mq.md §5.10 [C]): a record marked `reset` is not compared with IMS's numbers;
+// RESET TPIPE's resync [C: RESYNC, RESET-TPIPE]: a record marked `reset` is not compared with IMS's numbers;
 // the REPresynch says X'08' (reset sequence numbers) with ours, which IMS then takes.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// The client's resync decision (ARCHITECTURE.md CM0 step 7, spec/otma-xcf.md §2.7 [I]), IMS cold start,
-// and the server's effect of a REPresynch (§1.5.4 [C]).
+// The client's resync decision (docs/design/resync.md; [I: IMS-RESYNC, IMS-SD-REP]), IMS cold start, and
+// the server's effect of a REPresynch [C: IMS-SD-REP].
 #include "imsb/tpipe/resync.hpp"
 
 #include <gtest/gtest.h>
@@ -161,7 +161,7 @@ const row rows[] = {
      act::stop_tpipe,
      5,
      7},
-    // --- 0 is never a message's number (§2.7 [C]) ---------------------------------------------------
+    // --- 0 is never a message's number [C: IMS-RESYNC] ----------------------------------------------
     {"ims_max_vs_nothing_received_is_no_dequeue",
      {0, 0, std::nullopt},
      max,
@@ -249,7 +249,7 @@ TEST(AfterImsColdStart, ResetsNumbersAndResendsTheInFlightInputAsNumberOne) {
   EXPECT_EQ(with.send, 0u);
   EXPECT_EQ(with.receive, 0u);
   ASSERT_TRUE(with.in_flight.has_value());
-  EXPECT_EQ(*with.in_flight, 1u);  // send + 1: the next input is 1 (§1.10 [C: MQ-RESYNC])
+  EXPECT_EQ(*with.in_flight, 1u);  // send + 1: the next input is 1 [C: MQ-RESYNC]
 
   const client_tpipe_record without = after_ims_cold_start({41, 17, std::nullopt});
   EXPECT_EQ(without.send, 0u);

@@ -172,7 +172,7 @@ std::vector<std::string> srvresynch_names(const otma::otma_message& m) {
   return out;
 }
 
-// --- connecting (§2.2) --------------------------------------------------------------------------------
+// --- connecting [C: IMS-CB-FLOW, IMS-SA-FLOW] ---------------------------------------------------------
 
 TEST_F(server_session_test, client_joined_sends_server_available_with_our_member_and_token) {
   session.client_joined("CSQ1", 0);
@@ -222,7 +222,7 @@ TEST_F(server_session_test, rejected_bid_gets_nak_with_the_owners_sense_and_reas
   EXPECT_FALSE(session.client_ready("csq1"));
 }
 
-// --- resync as the server (§2.7) ----------------------------------------------------------------------
+// --- resync as the server [C: IMS-RESYNC] -------------------------------------------------------------
 
 TEST_F(server_session_test, cbresynch_without_synchronized_tpipes_sends_empty_srvresynch_ready_on_its_ack) {
   auto srv = cbresynch("CSQ1");
@@ -442,7 +442,7 @@ TEST_F(server_session_test, deallocate_goes_to_the_owner) {
   EXPECT_EQ(tpipe_of(owner.deallocates[0].second), "CSQT");
 }
 
-// --- output (§1.10, §2.3, §2.8) -----------------------------------------------------------------------
+// --- output [C: IMS-RESYNC, IMS-CTS-FLOW] -------------------------------------------------------------
 
 TEST_F(server_session_test, output_is_numbered_per_client_and_tpipe) {
   connect("CSQ1");

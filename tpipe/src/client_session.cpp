@@ -1,13 +1,14 @@
-// The client role of an OTMA session (client_session.hpp). spec/otma-xcf.md §2; ARCHITECTURE.md CM0
-// steps 5–7.
+// The client role of an OTMA session (client_session.hpp): IBM's OTMA flows [C: IMS-FLOWS];
+// docs/design/commit-modes.md, CM0 steps 5–7.
 //
 // Rules of the exchange this file relies on, agreed with the server role (server_session.cpp):
 // - After ACKing a CBresynch the server always sends one SRVresynch, possibly with no names; with no
-//   names the client is ready once it has ACKed it. [D] (IBM's sample always lists names, §1.12.)
+//   names the client is ready once it has ACKed it. [D] (IBM's sample always lists names
+//   [C-hex: IMS-SAMPLE-RS].)
 // - One REQresynch follows per listed name; the client is ready when it has answered every one. A
 //   REPresynch ACK, if the server sends one, is not waited for. [D]
 // - REQresynch after the session is ready (after a TBresynch, or when the server starts one) is
-//   answered the same way and does not change the state. §1.5.4 [C: IMS-SD-TB]
+//   answered the same way and does not change the state. [C: IMS-SD-TB]
 //
 // Re-entrancy: observer callbacks may call back into the session (the link holds a recursive mutex),
 // e.g. ack_output() from on_output(), send_input() from on_session_ready(), start() from
@@ -82,7 +83,7 @@ void client_session::send_bid(millis now) {
   bid_sent_at_ = now;
   bid_params params = config_.bid;
   // The server's token, once known (from its bid ACK or server-available), goes in the destination
-  // token of later bids. spec/otma-xcf.md §1.5.2 [I]
+  // token of later bids. [I: IMS-SD-CB]
   if (!all_zero(server_token_)) params.server_token = server_token_;
   send_message(make_client_bid(params, config_.resync));
 }
@@ -92,7 +93,7 @@ void client_session::server_joined(millis now) {
     case client_state::idle:
     case client_state::lost:
     case client_state::bidding:
-      // §2.2 [C: IMS-CB-FLOW]: a client that notices the server joining sends its client-bid.
+      // [C: IMS-CB-FLOW]: a client that notices the server joining sends its client-bid.
       send_bid(now);
       return;
     case client_state::resyncing:
@@ -112,13 +113,13 @@ void client_session::server_gone(const std::string& why) {
 }
 
 void client_session::receive(bytes_view buffer, millis now) {
-  // After a loss nothing is answered or ACKed until start() (ARCHITECTURE.md step 7).
+  // After a loss nothing is answered or ACKed until start() (docs/design/commit-modes.md, CM0 step 7).
   if (state_ == client_state::lost) return;
 
   auto decoded = otma::decode_message(buffer);
   if (state_ == client_state::idle) {
     // Not started: there is no session to lose. Only a server-available means something: the
-    // server saw us join before our owner started us, and we answer it with a bid (§2.2 [C]).
+    // server saw us join before our owner started us, and we answer it with a bid [C: IMS-SA-FLOW].
     if (decoded && classify(decoded.value(), /*from_client=*/false) == message_kind::server_available) {
       handle(decoded.value(), now);
     }
@@ -128,7 +129,7 @@ void client_session::receive(bytes_view buffer, millis now) {
     lose("undecodable buffer from " + config_.server_member + ": " + decoded.error().to_string());
     return;
   }
-  // Chained buffers (§1.9 [C]): collect from first to last, then decode the chain as one message.
+  // Chained buffers [C: IMS-MSGS-CLI]: collect from first to last, then decode the chain as one message.
   const std::uint8_t position = decoded->mci.chain_flags & otma::chain::position_mask;
   if (position == 0 || position == otma::chain::single) {
     if (!chain_.empty()) {
@@ -176,12 +177,12 @@ void client_session::handle(const otma::otma_message& message, millis now) {
           server_token_ = sa->originator_token;
         }
       }
-      if (state_ == client_state::idle) send_bid(now);  // the server saw us first: bid (§2.2 [C])
+      if (state_ == client_state::idle) send_bid(now);  // the server saw us first: bid [C: IMS-SA-FLOW]
       // While our bid is out the two crossed, as they do on every connect (we bid as we join, the
       // server announces itself as it sees us join): the bid already sent is answered, so a second
       // one would only run the resync exchange twice [D]. A bid that is lost ends in bid_timeout.
       // "The client should ignore a Server-Available message after it has successfully completed its
-      // client-bid" §2.2 [C: IMS-SA-FLOW]
+      // client-bid" [C: IMS-SA-FLOW]
       return;
     case message_kind::srvresynch:
       if (before_ack) break;
@@ -210,7 +211,7 @@ void client_session::handle(const otma::otma_message& message, millis now) {
       const otma::server_state_data* sd =
           message.state ? std::get_if<otma::server_state_data>(&*message.state) : nullptr;
       if (!sd) {
-        // State data is mandatory on every OTMA message (§1.5 [C: IMS-SD]).
+        // State data is mandatory on every OTMA message [C: IMS-SD].
         lose("server state (X'3C') from " + config_.server_member + " without its state data");
         return;
       }
@@ -230,7 +231,7 @@ void client_session::handle(const otma::otma_message& message, millis now) {
 
 void client_session::handle_bid_answer(const otma::otma_message& message, bool ack, millis now) {
   if (state_ != client_state::bidding) {
-    // A second answer: two bids crossed with a server-available (§2.2 "may cross"). Ignored.
+    // A second answer: two bids crossed with a server-available (they may cross). Ignored.
     ++stray_responses_;
     return;
   }
@@ -243,7 +244,7 @@ void client_session::handle_bid_answer(const otma::otma_message& message, bool a
          hex4(reason));
     return;
   }
-  // The ACK echoes the bid's state data with the server's member name and token (§1.5.2 [I]).
+  // The ACK echoes the bid's state data with the server's member name and token [I: IMS-SD-CB].
   if (message.state) {
     if (auto* cb = std::get_if<otma::client_bid_state_data>(&*message.state)) {
       server_token_ = cb->originator_token;
@@ -272,12 +273,12 @@ void client_session::handle_srvresynch(const otma::otma_message& message, millis
   std::vector<std::string> names;
   for (const auto& n : sd->tpipe_names) {
     std::string name = n.value();
-    // IBM's sample pads the list with zeros (§1.12 [C-hex]): an empty name is no Tpipe.
+    // IBM's sample pads the list with zeros [C-hex: IMS-SAMPLE-RS]: an empty name is no Tpipe.
     if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) {
       names.push_back(std::move(name));
     }
   }
-  // ACK first: IMS sends the REQresynchs after it (§2.7 [C: IMS-SAMPLE-RS]). We never NAK it (that
+  // ACK first: IMS sends the REQresynchs after it [C: IMS-SAMPLE-RS]. We never NAK it (that
   // would stop IMS's resync, DFS2393I).
   const client_state state = state_;
   send_message(make_ack(message));
@@ -290,7 +291,7 @@ void client_session::handle_srvresynch(const otma::otma_message& message, millis
     reqresynch_expected_ = names.size();
     bid_sent_at_ = now;
   }
-  // Synchronized Tpipes of ours that IMS does not list: IMS cold-started them (ARCHITECTURE.md step 7).
+  // Synchronized Tpipes of ours that IMS does not list: IMS cold-started them (docs/design/resync.md).
   const std::vector<std::string> ours = observer_.our_synchronized_tpipes();
   for (const std::string& tpipe : ours) {
     if (state_ != state) return;
@@ -325,8 +326,8 @@ void client_session::handle_reqresynch(const otma::otma_message& message, millis
   const client_tpipe_record record = observer_.tpipe_record(tpipe).value_or(client_tpipe_record{});
   if (state_ != state) return;
   const resync_decision decision = decide_resync(record, ims_send, ims_receive);
-  // The owner hears the decision before the REPresynch goes: after ims_has_it it must finish step 5
-  // first, then answer (ARCHITECTURE.md step 7). If it cannot, it ends the session from the
+  // The owner hears the decision before the REPresynch goes: after ims_has_it it must finish CM0 step 5
+  // first, then answer (docs/design/resync.md). If it cannot, it ends the session from the
   // callback and nothing is sent.
   observer_.on_resync_decision(tpipe, decision);
   if (state_ != state) return;
@@ -348,11 +349,11 @@ void client_session::handle_input_answer(const otma::otma_message& message, bool
   const std::string tpipe = tpipe_of(message);
   const std::uint32_t seq = message.mci.send_seq;
   // "The send-sequence numbers must match for the original data message and the response message"
-  // §1.2 [C: IMS-MCI-X].
+  // [C: IMS-MCI-X].
   auto it = std::find_if(pending_.begin(), pending_.end(),
                          [&](const pending_input& p) { return p.send_seq == seq && p.tpipe == tpipe; });
   if (it == pending_.end()) {
-    // Like IMS with a stray ACK (DFS1284E, §2.8 [C]): ignored, not a reason to drop the session.
+    // Like IMS with a stray ACK [C: IMS-MSG-DFS1284E]: ignored, not a reason to drop the session.
     ++stray_responses_;
     return;
   }
@@ -369,9 +370,9 @@ void client_session::handle_input_answer(const otma::otma_message& message, bool
   }
   pending_.erase(it);
   observer_.on_input_response(response);
-  // ARCHITECTURE.md step 7: IMS refused our recoverable number, so our numbers and IMS's disagree; only a
-  // resync can settle which input IMS has. The owner hears the NAK first, then the session ends and the
-  // next bid resyncs (§2.7 [C]).
+  // docs/design/commit-modes.md, CM0 step 7: IMS refused our recoverable number, so our numbers and IMS's
+  // disagree; only a resync can settle which input IMS has. The owner hears the NAK first, then the session
+  // ends and the next bid resyncs [C: IMS-RESYNC].
   if (!ack && response.sense == otma::sense::invalid_recoverable_seq && response.recoverable_seq != 0 &&
       state_ == client_state::active) {
     lose("recoverable sequence number not accepted (X'1F'): resync on reconnect");
@@ -392,7 +393,7 @@ result<std::uint32_t> client_session::send_input(otma::otma_message message, mil
   if (seq == 0) seq = 1;  // after wrapping: 0 numbers nothing
   message.mci.send_seq = seq;
   if (message.mci.message_type == 0) message.mci.message_type = otma::msg_type::transaction;
-  // CM0 always asks for the ACK; for CM1 the session needs it too, to match the answer (§2.3 [C]).
+  // CM0 always asks for the ACK; for CM1 the session needs it too, to match the answer [C: IMS-CTS-FLOW].
   message.mci.response_flag |= otma::response::requested;
   auto encoded = otma::encode_message(message);
   if (!encoded) return encoded.error();
@@ -422,7 +423,7 @@ void client_session::send_deallocate(std::string_view tpipe, const otma::raw_byt
 }
 
 void client_session::send_tbresynch(std::string_view tpipe) {
-  // "at any time after the initial non-deferred resync of this tpipe" §1.5.4 [C: IMS-SD-TB]
+  // "at any time after the initial non-deferred resync of this tpipe" [C: IMS-SD-TB]
   if (state_ != client_state::active) return;
   send_message(make_tbresynch(tpipe));
 }
@@ -441,7 +442,7 @@ void client_session::tick(millis now) {
   if (state_ != client_state::resyncing && state_ != client_state::active) return;
   for (const pending_input& p : pending_) {
     if (overdue(p.sent_at, config_.ack_timeout)) {
-      // Never a resend on a timer (ARCHITECTURE.md step 7): drop, reconnect, resync.
+      // Never a resend on a timer (docs/design/commit-modes.md, CM0 step 7): drop, reconnect, resync.
       lose("no ACK for tpipe " + p.tpipe + " seq " + std::to_string(p.send_seq) + " after " +
            std::to_string(now - p.sent_at) + " ms: session dropped, resync on reconnect (never resent)");
       return;

@@ -11,7 +11,7 @@ namespace mt = otma::msg_type;
 namespace rsp = otma::response;
 
 // A protocol command with nothing but its MCI: arch 1, single buffer (chain X'A0' as in every
-// single-buffer sample, §1.12 [C-hex]), tpipe blank.
+// single-buffer sample [C-hex: IMS-SAMPLE, IMS-SAMPLE-RS]), tpipe blank.
 otma::otma_message command_message(std::uint8_t command_type, std::uint8_t response_flag) {
   otma::otma_message m;
   m.mci.message_type = mt::command;
@@ -31,7 +31,8 @@ const otma::transaction_state_data* transaction_state(const otma::otma_message& 
 
 message_kind classify_command(const otma::mci& m) {
   if (m.is_response()) {
-    // Responses to protocol commands: type X'30' command+response, the command echoed (§1.3).
+    // Responses to protocol commands: type X'30' command+response, the command echoed
+    // [C-hex: IMS-SAMPLE-RS].
     const bool ack = (m.response_flag & rsp::ack) != 0;
     const bool nak = (m.response_flag & rsp::nak) != 0;
     if (ack == nak) return message_kind::unknown;  // neither, or both: not a response we can act on
@@ -66,7 +67,7 @@ message_kind classify_command(const otma::mci& m) {
 }
 
 // The MCI of a response to `of`: its tpipe, send-sequence number (the ACK/NAK echoes the number of
-// the message it answers, §1.10 [C: IMS-MCI-X]), recoverable and segment sequence numbers; one buffer.
+// the message it answers [C: IMS-MCI-X]), recoverable and segment sequence numbers; one buffer.
 otma::mci response_mci(const otma::mci& of, std::uint8_t message_type, std::uint8_t response_flag) {
   otma::mci m = of;
   m.message_type = message_type;
@@ -92,7 +93,7 @@ message_kind kind_to_answer(const otma::otma_message& of) {
 }
 
 otma::otma_message make_input_response(const otma::otma_message& input, std::uint8_t response_flag) {
-  // IMS's ACK/NAK of client input: type X'60' transaction+response (§1.3 [C: IMS-MCI-X]) with the
+  // IMS's ACK/NAK of client input: type X'60' transaction+response [C: IMS-MCI-X] with the
   // first input buffer echoed [C: IMS-MSGS-CLI]; the application data is left out (the header's
   // contract) since the client has it and only needs the prefix to match the answer.
   otma::otma_message r;
@@ -109,14 +110,14 @@ otma::otma_message response_to(const otma::otma_message& of, std::uint8_t respon
   switch (kind_to_answer(of)) {
     case message_kind::client_bid:
     case message_kind::cbresynch: {
-      // ACK/NAK of a bid: MC, SD, SE, type X'30' (§1.3 [C: IMS-CB-FLOW], [C-hex: IMS-SAMPLE-RS]).
+      // ACK/NAK of a bid: MC, SD, SE, type X'30' ([C: IMS-CB-FLOW], [C-hex: IMS-SAMPLE-RS]).
       r.mci = response_mci(of.mci, mt::command | mt::response, response_flag);
       r.state = of.state;
       r.security = of.security;
       if (!server_member.empty() && r.state) {
         if (auto* sd = std::get_if<otma::client_bid_state_data>(&*r.state)) {
           // The originator of the ACK is the server: "the server returns its own token in the ACK"
-          // and the client keeps it as the destination token of later commands (§1.5.2 [I]). With
+          // and the client keeps it as the destination token of later commands [I: IMS-SD-CB]. With
           // no server name given, the SD is echoed unchanged as in IBM's CBresynch ACK [C-hex].
           sd->destination_token = sd->originator_token;
           sd->member_name.set(server_member);
@@ -141,12 +142,12 @@ otma::otma_message response_to(const otma::otma_message& of, std::uint8_t respon
       return make_input_response(of, response_flag);
     case message_kind::output:
       // Client ACK/NAK of output: type X'20' (the table's "or A0" is [I]), MCI only, with the
-      // output's send-sequence number (§1.3 [C: ICON-MCI], type byte [I]).
+      // output's send-sequence number ([C: ICON-MCI], type byte [I]).
       r.mci = response_mci(of.mci, mt::response, response_flag);
       return r;
     default:
       // Anything else (deallocate, commit confirmation, other commands): the type with the response
-      // bit, the MCI echoed [D]; §1.3 gives no ACK for these.
+      // bit, the MCI echoed [D]; IBM documents no ACK for these.
       r.mci =
           response_mci(of.mci, static_cast<std::uint8_t>(of.mci.message_type | mt::response), response_flag);
       return r;
@@ -154,7 +155,7 @@ otma::otma_message response_to(const otma::otma_message& of, std::uint8_t respon
 }
 
 void set_nak(otma::otma_message& r, std::uint16_t sense, std::uint16_t reason, bool error_message_follows) {
-  r.mci.sense_code = sense;    // MCI+20, offset [I] (§1.11)
+  r.mci.sense_code = sense;    // MCI+20, offset [I]
   r.mci.reason_code = reason;  // MCI+22, offset [I]
   if (error_message_follows) r.mci.processing_flags |= otma::processing::error_message_follows;  // [D] bit
 }
@@ -217,30 +218,31 @@ std::string_view to_string(message_kind kind) noexcept {
 
 message_kind classify(const otma::otma_message& message, bool from_client) noexcept {
   const auto& m = message.mci;
-  if (m.architecture_level != otma::architecture_level_1) return message_kind::unknown;  // §1.2 [C]
+  if (m.architecture_level != otma::architecture_level_1) return message_kind::unknown;  // [C: IMS-MCI]
   if (m.is_command()) return classify_command(m);
   if (m.is_response()) {
     const bool ack = (m.response_flag & rsp::ack) != 0;
     const bool nak = (m.response_flag & rsp::nak) != 0;
     if (ack == nak) return message_kind::unknown;
-    // IMS's ACK of input is transaction+response X'60' (§1.3 [C: IMS-MCI-X]); the client's ACK of
+    // IMS's ACK of input is transaction+response X'60' [C: IMS-MCI-X]; the client's ACK of
     // output is X'20' or X'A0' [I]. A server's response without the transaction bit (an ACK of
     // conversation data a real IMS might type X'A0') is still about input: the direction decides.
     if ((m.message_type & mt::transaction) != 0 || !from_client)
       return ack ? message_kind::input_ack : message_kind::input_nak;
     return ack ? message_kind::output_ack : message_kind::output_nak;
   }
-  if ((m.message_type & mt::transaction) != 0) return message_kind::transaction;  // §1.3 [C-hex]
+  if ((m.message_type & mt::transaction) != 0) return message_kind::transaction;  // [C-hex: IMS-SAMPLE]
   if ((m.message_type & mt::data) != 0) {
     if (!from_client) return message_kind::output;
-    // Later input of a conversation: type Data with server state Conversational (§2.6 [C: ICON-MCI,
-    // IMS-CONV]); type Data from a client without it is nothing IMS accepts.
+    // Later input of a conversation: type Data with server state Conversational
+    // [C: ICON-MCI, IMS-CONV]; type Data from a client without it is nothing IMS accepts.
     const auto* sd = transaction_state(message);
     if (sd != nullptr && (sd->server_state & otma::server_state::conversational) != 0)
       return message_kind::conversation_data;
     return message_kind::unknown;
   }
-  if ((m.message_type & mt::commit_confirmation) != 0)  // §2.5 [C]: the server confirms, a client deallocates
+  // Commit confirmation: the server confirms, a client deallocates [C: IMS-MCI, ICON-MCI].
+  if ((m.message_type & mt::commit_confirmation) != 0)
     return from_client ? message_kind::deallocate : message_kind::commit_confirmation;
   return message_kind::unknown;
 }
@@ -248,7 +250,7 @@ message_kind classify(const otma::otma_message& message, bool from_client) noexc
 // --- connecting -----------------------------------------------------------------------------------
 
 otma::otma_message make_client_bid(const bid_params& params, bool resync) {
-  // MCI 10/20/04 (CBresynch 0C), prefix C0 SD+SE (§1.3 [C-hex: IMS-SAMPLE, IMS-SAMPLE-RS]). MCI+30 is
+  // MCI 10/20/04 (CBresynch 0C), prefix C0 SD+SE [C-hex: IMS-SAMPLE, IMS-SAMPLE-RS]. MCI+30 is
   // left 0000 as in IBM MQ's own CBresynch [C-hex]; the plain client-bid sample's X'0400' is unexplained.
   auto m = command_message(resync ? cmd::cbresynch : cmd::client_bid, rsp::requested);
   m.mci.prefix_flags = otma::prefix::state_data | otma::prefix::security_data;
@@ -262,16 +264,16 @@ otma::otma_message make_client_bid(const bid_params& params, bool resync) {
   sd.acee_aging = params.acee_aging;            // +46 [I offset]
   sd.hash_table_size = params.hash_table_size;  // +50 [I offset]
   m.state = std::move(sd);
-  m.security = params.security;  // optional (§2.2 [C])
+  m.security = params.security;  // optional [C: IMS-CB-FLOW]
   return m;
 }
 
 otma::otma_message make_server_available(std::string_view server_member, const otma::raw_bytes<8>& token) {
-  // MCI 10/(20)/08: command code [R], response flag "(20)" as §1.3's table gives it; the client answers
-  // with a client-bid, not an ACK (§2.2 [C: IMS-SA-FLOW]). The SE IMS would send is unknown: none [D].
+  // MCI 10/(20)/08: command code [R], response flag "(20)" as docs/design/otma.md gives it; the client
+  // answers with a client-bid, not an ACK [C: IMS-SA-FLOW]. The SE IMS would send is unknown: none [D].
   auto m = command_message(cmd::server_available, rsp::requested);
   otma::server_available_state_data sd;
-  sd.member_name.set(server_member);  // IMS fills in its own member name and token (§1.5.2 [I])
+  sd.member_name.set(server_member);  // IMS fills in its own member name and token [I: IMS-SD-CB]
   sd.originator_token = token;
   m.state = std::move(sd);
   return m;
@@ -290,7 +292,7 @@ otma::otma_message make_ack(const otma::otma_message& of, std::string_view serve
 
 otma::otma_message make_nak(const otma::otma_message& of, std::uint16_t sense, std::uint16_t reason,
                             bool error_message_follows) {
-  auto r = response_to(of, rsp::nak, {}, {});  // X'40', sense at MCI+20 (§1.2 [C], offset [I])
+  auto r = response_to(of, rsp::nak, {}, {});  // X'40', sense at MCI+20 ([C: IMS-MCI], offset [I])
   set_nak(r, sense, reason, error_message_follows);
   return r;
 }
@@ -309,8 +311,8 @@ otma::otma_message make_input_nak(const otma::otma_message& input, std::uint16_t
 // --- resynchronization ----------------------------------------------------------------------------
 
 otma::otma_message make_srvresynch(const std::vector<std::string>& tpipe_names) {
-  // MCI 10/20/2C, tpipe zeros, prefix 80, segment sequence 1: IBM's sample byte for byte (§1.12
-  // [C-hex]) but for its zero padding after the SD, which we do not send.
+  // MCI 10/20/2C, tpipe zeros, prefix 80, segment sequence 1: IBM's sample byte for byte
+  // [C-hex: IMS-SAMPLE-RS] but for its zero padding after the SD, which we do not send.
   auto m = command_message(cmd::srvresynch, rsp::requested);
   m.mci.tpipe_name.raw.fill(0);
   m.mci.segment_seq = 1;
@@ -323,7 +325,7 @@ otma::otma_message make_srvresynch(const std::vector<std::string>& tpipe_names) 
 
 otma::otma_message make_reqresynch(std::string_view tpipe, std::uint32_t ims_send_seq,
                                    std::uint32_t ims_receive_seq) {
-  // MCI 10/00/30 with the tpipe name in the MCI (§1.12 [C-hex]); SD per §1.5.4 [C: IMS-SD-REQ].
+  // MCI 10/00/30 with the tpipe name in the MCI [C-hex: IMS-SAMPLE-RS]; SD [C: IMS-SD-REQ].
   auto m = command_message(cmd::reqresynch, 0x00);
   m.mci.tpipe_name.set(tpipe);
   m.mci.segment_seq = 1;  // as in IMS's SRVresynch [C-hex]; REQresynch's own is not shown [D]
@@ -338,7 +340,7 @@ otma::otma_message make_reqresynch(std::string_view tpipe, std::uint32_t ims_sen
 otma::otma_message make_represynch(std::string_view tpipe, std::uint32_t client_send_seq,
                                    std::uint32_t client_receive_seq, std::uint8_t action) {
   // MCI 10/(20)/34: command code [I] (+4 after REQresynch's 30); response requested so that IMS ACKs
-  // ("ACK (if requested)", §2.7). The tpipe in the MCI as in REQresynch [I]; SD [C: IMS-SD-REP].
+  // ("ACK (if requested)" [C: IMS-RESYNC]). The tpipe in the MCI as in REQresynch [I]; SD [C: IMS-SD-REP].
   auto m = command_message(cmd::represynch, rsp::requested);
   m.mci.tpipe_name.set(tpipe);
   otma::represynch_state_data sd;
@@ -363,7 +365,7 @@ otma::otma_message make_tbresynch(std::string_view tpipe) {
 // --- server state, suspend, commit ----------------------------------------------------------------
 
 otma::otma_message make_server_state(std::uint16_t status) {
-  // MCI 10/../3C, SD status (§1.5.3 [C: IMS-SD-SS]); a heartbeat asks for no response [D].
+  // MCI 10/../3C, SD status [C: IMS-SD-SS]; a heartbeat asks for no response [D].
   auto m = command_message(cmd::server_state, 0x00);
   otma::server_state_data sd;
   sd.status = status;
@@ -372,12 +374,12 @@ otma::otma_message make_server_state(std::uint16_t status) {
 }
 
 otma::otma_message make_suspend() {
-  // MCI 10/../14 TMAMCSPA (§1.4 [C: IMS-TERM]); its state data, if any, is unknown: none [D].
+  // MCI 10/../14 TMAMCSPA [C: IMS-TERM]; its state data, if any, is unknown: none [D].
   return command_message(cmd::suspend, 0x00);
 }
 
 otma::otma_message make_commit_confirmation(std::string_view tpipe, std::uint32_t send_seq, bool committed) {
-  // MCI type 08, MCI+3 committed X'80' / aborted X'40' (§2.5 [C]; values [R]).
+  // MCI type 08, MCI+3 committed X'80' / aborted X'40' ([C: IMS-MCI]; values [R]).
   otma::otma_message m;
   m.mci.message_type = mt::commit_confirmation;
   m.mci.commit_confirmation = committed ? otma::commit::committed : otma::commit::aborted;
@@ -387,8 +389,8 @@ otma::otma_message make_commit_confirmation(std::string_view tpipe, std::uint32_
 }
 
 otma::otma_message make_deallocate(std::string_view tpipe, const otma::raw_bytes<16>& server_token) {
-  // MCI type 08 with SD server state Conversational and the server token (§2.6 [C: IMS-CONV]).
-  // Conversations are send-then-commit (§2.6 [C]): sync flags CM1 + CONFIRM ([R] values).
+  // MCI type 08 with SD server state Conversational and the server token [C: IMS-CONV].
+  // Conversations are send-then-commit [C: IMS-CONV]: sync flags CM1 + CONFIRM ([R] values).
   otma::otma_message m;
   m.mci.message_type = mt::commit_confirmation;
   m.mci.tpipe_name.set(tpipe);

@@ -7,7 +7,7 @@ namespace {
 
 // "One below" modulo 2^32 [D]: IBM says nothing of the numbers wrapping, so UINT32_MAX is taken as one
 // below 0 like any other pair, and the guards against 0 below do the rest. 0 is never a message's
-// number (§2.7 [C]), so a 0 on our side never has a number one below it: that would be IMS at
+// number [C: IMS-RS-ASSUME], so a 0 on our side never has a number one below it: that would be IMS at
 // UINT32_MAX against "none yet", a mismatch.
 bool one_below(std::uint32_t lower, std::uint32_t upper) noexcept {
   return upper != 0 && static_cast<std::uint32_t>(lower + 1U) == upper;
@@ -23,7 +23,7 @@ resync_decision decide_resync(const client_tpipe_record& ours, std::uint32_t ims
   d.client_send = ours.send;
   d.client_receive = ours.receive;
 
-  // RESET TPIPE (spec/mq.md §5.10 [C]): nothing to compare, IMS is told our numbers (X'08' also ends a
+  // RESET TPIPE [C: RESYNC]: nothing to compare, IMS is told our numbers (X'08' also ends a
   // stop that an earlier mismatch asked for); an input still in flight goes again as send + 1.
   if (ours.reset) {
     d.input = ours.in_flight ? input_outcome::resend_in_flight : input_outcome::consistent;
@@ -33,15 +33,15 @@ resync_decision decide_resync(const client_tpipe_record& ours, std::uint32_t ims
     return d;
   }
 
-  // Input direction: IMS's receive number against our send / in-flight numbers (ARCHITECTURE.md
-  // step 7, refining §2.7 [I]). IMS logs input before it ACKs (§1.10 [C: IMS-RS-CS]), so a logged
+  // Input direction: IMS's receive number against our send / in-flight numbers (docs/design/resync.md,
+  // refining [I: IMS-SD-REP, IMS-SAMPLE-RS]). IMS logs input before it ACKs [C: IMS-RS-CS], so a logged
   // in-flight input is IMS's for good: we must not send it again.
   std::string input_reason;
   if (ours.in_flight) {
     const std::uint32_t flying = *ours.in_flight;
     if (flying != 0 && ims_receive == flying) {
       d.input = input_outcome::ims_has_it;
-      d.client_send = flying;  // step 5 is finished before the REPresynch goes out
+      d.client_send = flying;  // CM0 step 5 is finished before the REPresynch goes out
       input_reason = "IMS receive " + num(ims_receive) + " = in-flight " + num(flying) + ": IMS has it";
     } else if (one_below(ims_receive, flying)) {
       d.input = input_outcome::resend_in_flight;
@@ -59,8 +59,8 @@ resync_decision decide_resync(const client_tpipe_record& ours, std::uint32_t ims
     input_reason = "IMS receive " + num(ims_receive) + " vs our send " + num(ours.send) + ": mismatch";
   }
 
-  // Output direction: IMS logs its send number only after our ACK (§1.10 [C: IMS-RS-CS]), so it may
-  // lag our receive by the one output we committed and never got to ACK (§2.7 [I]).
+  // Output direction: IMS logs its send number only after our ACK [C: IMS-RS-CS], so it may lag our
+  // receive by the one output we committed and never got to ACK [I: IMS-SD-REP, IMS-SAMPLE-RS].
   std::string output_reason;
   if (ims_send == ours.receive) {
     d.output = output_outcome::continue_tpipe;
@@ -74,7 +74,7 @@ resync_decision decide_resync(const client_tpipe_record& ours, std::uint32_t ims
     output_reason = "IMS send " + num(ims_send) + " vs our receive " + num(ours.receive) + ": mismatch";
   }
 
-  // REPresynch tpipe flag 1 (§1.5.4 [C: IMS-SD-REP]): stop X'0C' on any mismatch (the bridge reports it,
+  // REPresynch tpipe flag 1 [C: IMS-SD-REP]: stop X'0C' on any mismatch (the bridge reports it,
   // CSQ2020E's twin; the Tpipe waits for RESET TPIPE), else dequeue X'04' or continue X'00'.
   if (d.input == input_outcome::mismatch || d.output == output_outcome::mismatch)
     d.action = otma::represynch_action::stop_tpipe;
@@ -88,8 +88,8 @@ resync_decision decide_resync(const client_tpipe_record& ours, std::uint32_t ims
 }
 
 client_tpipe_record after_ims_cold_start(const client_tpipe_record& ours) {
-  // A cold-started tpipe starts again from 1 (§1.10 [C: MQ-RESYNC]); IMS lost the in-flight input
-  // with everything else, so it goes again as number 1 (ARCHITECTURE.md step 7).
+  // A cold-started tpipe starts again from 1 [C: MQ-RESYNC]; IMS lost the in-flight input with
+  // everything else, so it goes again as number 1 (docs/design/resync.md).
   client_tpipe_record r;
   if (ours.in_flight) r.in_flight = 1;
   return r;
@@ -101,11 +101,11 @@ server_tpipe_numbers apply_represynch(server_tpipe_numbers ims, std::uint8_t act
   switch (action) {
     case act::dequeue_last_output:
       // "IMS can dequeue the last output message, and the recoverable send-sequence number is
-      // updated" (§1.5.4 [C]): to what the client received.
+      // updated" [C: IMS-SD-REP]: to what the client received.
       ims.send = client_receive;
       break;
     case act::reset_sequence_numbers:
-      // "IMS resets both recoverable numbers to the values passed" (§1.5.4 [C]); the client's send
+      // "IMS resets both recoverable numbers to the values passed" [C: IMS-SD-REP]; the client's send
       // number is IMS's receive number and the other way round [I].
       ims.send = client_receive;
       ims.receive = client_send;

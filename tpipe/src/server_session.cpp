@@ -34,7 +34,7 @@ const server_session::client_info* server_session::find(std::string_view client)
 }
 
 void server_session::note_time(millis now) {
-  // The heartbeat runs on one timer for all clients, as IMS's resource monitor does (§1.4 [C]: "a
+  // The heartbeat runs on one timer for all clients, as IMS's resource monitor does ([C: IMS-MON]: "a
   // heartbeat every 60 s"); its origin is the first time the session is told.
   if (!clock_started_) {
     clock_started_ = true;
@@ -66,7 +66,7 @@ void server_session::make_ready(std::string_view client) {
 
 void server_session::client_joined(std::string_view client, millis now) {
   note_time(now);
-  // A client that joins bids at once, without waiting for us (§2.2 [C: IMS-SA-FLOW]), so its bid may be
+  // A client that joins bids at once, without waiting for us [C: IMS-SA-FLOW], so its bid may be
   // here before its join event; it ignores server-available after a successful bid, and we do not send
   // one then [D].
   const client_info* info = find(client);
@@ -157,8 +157,8 @@ void server_session::reject_unexpected(std::string_view client, const otma::otma
   send_message(client, make_nak(message, otma::sense::invalid_message));  // [D] not IBM-verified
 }
 
-// spec/otma-xcf.md §2.2 [C]: ACK or NAK of the bid; after the ACK one X'3C' with the current status [D];
-// §2.7 [C]: a CBresynch is followed by SRVresynch.
+// [C: IMS-CB-FLOW]: ACK or NAK of the bid; after the ACK one X'3C' with the current status [D];
+// [C: IMS-RESYNC]: a CBresynch is followed by SRVresynch.
 void server_session::on_bid(std::string_view client, const otma::otma_message& bid, bool resync) {
   // A bid starts a new session with this client: whatever it had (numbering, unanswered output) belongs to
   // the old one, whose output the owner re-sends after resync [D].
@@ -202,21 +202,21 @@ void server_session::on_srvresynch_response(std::string_view client, const otma:
                                             bool ack) {
   client_info* info = find(client);
   if (info == nullptr || !info->awaiting_srvresynch_ack) {
-    // An answer to nothing: ignored and logged, as IMS does for stray responses (§2.8 [C: DFS1284E]).
+    // An answer to nothing: ignored and logged, as IMS does for stray responses [C: IMS-MSG-DFS1284E].
     observer_.on_protocol_error(
         client, std::string(ack ? "ACK" : "NAK") + " of SRVresynch that was not sent: ignored");
     return;
   }
   info->awaiting_srvresynch_ack = false;
   if (!ack) {
-    // §2.7 [C]: "If the client NAKs the SRVresynch, IMS stops resync and issues DFS2393I". The client stays
-    // connected; no REQresynch will come, so it is as ready as after a bid without resync [D].
+    // [C: IMS-MSG-DFS2393I]: "If the client NAKs the SRVresynch, IMS stops resync and issues DFS2393I". The
+    // client stays connected; no REQresynch will come, so it is as ready as after a bid without resync [D].
     info->resync_tpipes.clear();
     observer_.on_srvresynch_rejected(client);
     make_ready(client);
     return;
   }
-  // One REQresynch per synchronized Tpipe with IMS's numbers (§2.7 [C]). Copied first: each send is an
+  // One REQresynch per synchronized Tpipe with IMS's numbers [C: IMS-RESYNC]. Copied first: each send is an
   // observer call that may change the session.
   const std::vector<synchronized_tpipe> tpipes = info->resync_tpipes;
   if (tpipes.empty()) {
@@ -261,7 +261,7 @@ void server_session::on_represynch_message(std::string_view client, const otma::
   const std::uint32_t client_receive = rep->client_receive_seq;
   observer_.on_represynch(client, tpipe, action, client_send, client_receive);
   if (find(client) == nullptr) return;
-  // §2.7 [C]: "S -> C ACK (if requested)".
+  // IMS ACKs a REPresynch if asked to [C: IMS-RESYNC].
   if (message.mci.response_requested()) send_message(client, make_ack(message));
   if (last_of_initial) make_ready(client);
 }
@@ -276,7 +276,7 @@ void server_session::on_tbresynch(std::string_view client, const otma::otma_mess
                                 "TBresynch for tpipe " + tpipe + " from a client that has not bid: NAKed");
     return;
   }
-  // §1.5.4 [C: IMS-SD-TB]: the client is ready for the REQresynch of this Tpipe.
+  // [C: IMS-SD-TB]: the client is ready for the REQresynch of this Tpipe.
   auto tpipes = observer_.synchronized_tpipes(client);
   if (find(client) == nullptr) return;
   for (const auto& t : tpipes) {
@@ -291,7 +291,7 @@ void server_session::on_tbresynch(std::string_view client, const otma::otma_mess
   }
 }
 
-// §1.10 [C]: the ACK/NAK echoes the send-sequence number of the message it answers.
+// [C: IMS-MCI-X]: the ACK/NAK echoes the send-sequence number of the message it answers.
 void server_session::on_output_answer(std::string_view client, const otma::otma_message& message, bool ack) {
   const std::string tpipe = tpipe_of(message);
   const std::uint32_t seq = message.mci.send_seq;
@@ -307,7 +307,7 @@ void server_session::on_output_answer(std::string_view client, const otma::otma_
     }
   }
   if (!matched) {
-    // §2.8 [C: IMS-MSG-DFS1284E]: IMS ignores an ACK/NAK for a block that is not waiting, and logs it.
+    // [C: IMS-MSG-DFS1284E]: IMS ignores an ACK/NAK for a block that is not waiting, and logs it.
     observer_.on_protocol_error(client, std::string("DFS1284E ") + (ack ? "ACK" : "NAK") +
                                             " ON NON-WAITING BLOCK IN TPIPE=" + tpipe +
                                             " MEMBER=" + std::string(client) + " (send-sequence " +
@@ -350,7 +350,7 @@ result<std::uint32_t> server_session::send_output(std::string_view client, otma:
   const std::uint32_t seq = next == info->next_send_seq.end() ? 1 : next->second;
   output.mci.message_type = otma::msg_type::data;
   output.mci.send_seq = seq;
-  // §2.3/§2.4 [C]: response requested on CM0 always, on CM1 with sync level CONFIRM.
+  // [C: IMS-CTS-FLOW, IMS-STC-FLOW]: response requested on CM0 always, on CM1 with sync level CONFIRM.
   if (response_requested) {
     output.mci.response_flag =
         static_cast<std::uint8_t>(output.mci.response_flag | otma::response::requested);
@@ -395,7 +395,7 @@ void server_session::suspend_all() {
 
 void server_session::tick(millis now) {
   note_time(now);
-  // spec/otma-xcf.md §2.2 [D]: a X'3C' heartbeat every heartbeat_interval.
+  // [D]: a X'3C' heartbeat every heartbeat_interval (IMS sends one every 60 s [C: IMS-MON]).
   if (config_.heartbeat_interval > 0 && now >= last_heartbeat_ &&
       now - last_heartbeat_ >= config_.heartbeat_interval) {
     last_heartbeat_ = now;
@@ -403,7 +403,8 @@ void server_session::tick(millis now) {
       if (client_ready(name)) send_message(name, make_server_state(status_));
     }
   }
-  // §2.8 [C]: DFS3494E, once per output; the output stays pending so a late answer still matches it.
+  // DFS3494E [C: IMS-MSG-DFS3494E], once per output; the output stays pending so a late answer still
+  // matches it.
   struct expired {
     std::string client;
     std::string tpipe;

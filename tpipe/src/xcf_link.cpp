@@ -19,8 +19,9 @@ namespace {
 // many recent targets [D].
 constexpr std::size_t remembered_sends = 4096;
 
-// xcf_link.hpp [D] (spec/otma-xcf.md §4.5 [I]): the control area carries a copy of the MCI, the first
-// 32 bytes of the buffer (zeros after a shorter one, which the receiver rejects from the data anyway).
+// xcf_link.hpp [D] (IMS's use of MSGCNTL is [I: XCF-MUR]): the control area carries a copy of the MCI,
+// the first 32 bytes of the buffer (zeros after a shorter one, which the receiver rejects from the data
+// anyway).
 xcf::control_area control_of(bytes_view buffer) {
   xcf::control_area control{};
   std::copy_n(buffer.begin(), std::min(control.size(), buffer.size()), control.begin());
@@ -28,7 +29,7 @@ xcf::control_area control_of(bytes_view buffer) {
 }
 
 // Each OTMA buffer on stream 0, ordered [D]: OTMA's per-Tpipe sequence numbers assume FIFO between
-// the two members, which XCF gives only with DELIVERMSG=ORDERED (spec/otma-xcf.md §4.5 [C]).
+// the two members, which XCF gives only with DELIVERMSG=ORDERED [C: XCF-MSGO].
 xcf::send_options wire_options() {
   xcf::send_options options;
   options.stream = 0;
@@ -111,7 +112,7 @@ xcf::return_code client_link::join(xcf::service& xcf, const std::string& group) 
   request.lasting = true;  // the bridge re-joins after a failure (xcf_link.hpp)
   xcf::join_result joined = xcf.join(request, *this);
   if (!joined.code.ok() || !joined.joined) return join_failed(joined.code);
-  // Is the server member there? IXCQUERY for it (spec/otma-xcf.md §4.6 [C]); the join's own picture
+  // Is the server member there? IXCQUERY for it [C: XCF-LEAVE]; the join's own picture
   // of the group if the query fails.
   std::vector<xcf::member_info> members;
   if (!joined.joined->query(members, config_.server_member).ok()) members = joined.members;
@@ -123,14 +124,14 @@ xcf::return_code client_link::join(xcf::service& xcf, const std::string& group) 
   server_token_.reset();
   for (const xcf::member_info& m : members) {
     if (m.name == config_.server_member && m.state == xcf::member_state::active) {
-      // §2.2 [C: IMS-SA-FLOW]: the client bids as soon as it has joined, without waiting for the server
+      // [C: IMS-SA-FLOW]: the client bids as soon as it has joined, without waiting for the server
       // to notice it.
       server_token_ = m.token;
       session_->start(clock_());
       break;
     }
   }
-  // Calls the exits got before IXCJOIN returned (§4.5 [C]): after the start, as they happened after the
+  // Calls the exits got before IXCJOIN returned [C: XCF-MUR]: after the start, as they happened after the
   // join. An `active` for the server incarnation just started is recognised by its token.
   handle_early_calls();
   return joined.code;
@@ -159,11 +160,11 @@ void client_link::handle_event(const xcf::member_event& event) {
     if (event.kind == xcf::event_kind::active) {
       if (server_token_ && *server_token_ == who.token) return;  // the incarnation already started for
       server_token_ = who.token;
-      // §2.2 [C: IMS-CB-FLOW]: the client notices the server joining and bids.
+      // [C: IMS-CB-FLOW]: the client notices the server joining and bids.
       session_->server_joined(clock_());
     } else if (ends_member(event.kind)) {
-      // IMS left or failed (§4.6 [C]): the session is lost, nothing resent (ARCHITECTURE.md step 7). A
-      // status_missing is not yet an end: `failed` follows it.
+      // IMS left or failed [C: IMS-TERM]: the session is lost, nothing resent (docs/design/commit-modes.md,
+      // CM0 step 7). A status_missing is not yet an end: `failed` follows it.
       server_token_.reset();
       session_->server_gone(event_text(event));
     }
@@ -197,7 +198,7 @@ void client_link::send_buffer(bytes buffer) {
     if (bid) bid_send_id_ = send_id;
     return;
   }
-  // A refused send ends the session: never a resend (ARCHITECTURE.md step 7; xcf_link.hpp).
+  // A refused send ends the session: never a resend (docs/design/commit-modes.md, CM0 step 7; xcf_link.hpp).
   session_->server_gone("XCF refused a message to it: " + xcf::describe(code) + " (nothing is resent)");
 }
 
@@ -271,7 +272,7 @@ xcf::return_code server_link::join(xcf::service& xcf, const std::string& group) 
   phase_ = detail::link_phase::joined;
   clients_.clear();
   sent_to_.clear();
-  // §2.2 [C: IMS-SA-FLOW]: a server already joined tells a client that joins it is there; a server
+  // [C: IMS-SA-FLOW]: a server already joined tells a client that joins it is there; a server
   // that joins after its clients tells each of them the same [D].
   for (const xcf::member_info& m : members) {
     if (m.name != config_.member && m.state == xcf::member_state::active) add_client(m.name, m.token);

@@ -191,7 +191,7 @@ result<options> parse_options(const std::vector<std::string>& args) {
   if (vm.count("no-iih")) {
     if (o.commit_mode != '0') {
       return usage_error("--no-iih",
-                         "a request without MQIIH is commit mode 0 (spec/mq.md §1.5); drop --commit-mode 1");
+                         "a request without MQIIH is commit mode 0 (IBM's rule); drop --commit-mode 1");
     }
     o.iih = false;
   }

@@ -402,7 +402,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   if (stopped_before_the_run()) return 1;
   started_guard.armed = false;  // from here on the run disconnects them itself
 
-  // Requests in the queue manager's native encoding and CCSID [D] (ARCHITECTURE.md "Character data":
+  // Requests in the queue manager's native encoding and CCSID [D] (docs/design/character-data.md:
   // the bridge converts them for IMS); captured workload messages as they are.
   std::vector<request> requests;
   if (w) {

@@ -1,7 +1,7 @@
 // imsbridge's platform (program.hpp default_platform): the queue manager through qmgr::connect, the
 // password check against the queue manager's credential store (qmgr/credentials.hpp, kept by mqpasswd),
 // users and their primary groups from the system's user directory. Outside imsb_bridge, which never
-// sees qmgr/ (ARCHITECTURE.md "Layers and folders").
+// sees qmgr/ (docs/design/layers.md).
 
 #include <grp.h>
 #include <pwd.h>

@@ -1,6 +1,6 @@
 // imsreq's connection as the program makes it: qmgr::connect (connect.hpp: "local:QM" in-process,
 // bindings, MQSERVER). Kept out of imsb_bridge, which reaches the queue manager only through
-// mqi::connection (ARCHITECTURE.md "Layers and folders"): library imsb_imsreq.
+// mqi::connection (docs/design/layers.md): library imsb_imsreq.
 
 #include "imsb/bridge/imsreq.hpp"
 #include "imsb/qmgr/connect.hpp"

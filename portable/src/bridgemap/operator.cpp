@@ -104,8 +104,8 @@ result<std::uint32_t> number(const word& w) {
   return static_cast<std::uint32_t>(v);
 }
 
-// A name of at most `max` characters without blanks (Tpipe names 8, XCF group 8, XCF member 16 —
-// spec/otma-xcf.md §1) [C].
+// A name of at most `max` characters without blanks (Tpipe names 8, XCF group 8, XCF member 16)
+// [C: IMS-NAMES, XCF-NAMES2].
 std::optional<decode_error> check_name(const word& w, std::size_t max) {
   if (w.value.empty()) return op_error(w.keyword, w.value_offset, w.keyword + " needs a name");
   if (w.value.size() > max) {
@@ -166,7 +166,7 @@ result<operator_command> display(const std::vector<word>& ws) {
   return c;
 }
 
-// SUSPEND / RESUME QMGR FACILITY(IMSBRIDGE) [C] spec/mq.md §5.11.
+// SUSPEND / RESUME QMGR FACILITY(IMSBRIDGE) [C: CONTROL-BRIDGE].
 result<operator_command> facility(const std::vector<word>& ws, operator_verb verb) {
   const std::string& cmd = ws[0].keyword;
   if (auto e = no_value(ws[0])) return *e;
@@ -190,7 +190,7 @@ result<operator_command> facility(const std::vector<word>& ws, operator_verb ver
 }
 
 // RESET TPIPE(name) XCFMNAME(m) [XCFGNAME(g)] [SENDSEQ(n)] [RCVSEQ(n)] [ACTION(COMMIT|BACKOUT)]
-// [C] spec/mq.md §5.10; keywords after TPIPE in any order, each at most once, as MQSC.
+// [C: RESET-TPIPE]; keywords after TPIPE in any order, each at most once, as MQSC.
 result<operator_command> reset(const std::vector<word>& ws) {
   if (auto e = no_value(ws[0])) return *e;
   if (ws.size() < 2 || ws[1].keyword != "TPIPE") {

@@ -1,5 +1,6 @@
 #include "imsb/bridgemap/outcomes.hpp"
 
+#include "imsb/core/messages.hpp"
 #include "imsb/otma/sense.hpp"
 
 namespace imsb::bridgemap {
@@ -22,43 +23,48 @@ std::string_view to_string(outcome o) noexcept {
 
 namespace {
 
-// The one table (ARCHITECTURE.md "Three outcomes"; spec/mq.md §4.2 [C] CANNOT-PUT, §5.12; issue 7
-// "Errors"). decide_nak() reads it, docs/bridge-errors.md repeats it and a unit test holds the two
+// The one table (docs/design/errors.md, the three outcomes [D]; IBM's dispositions [C: CANNOT-PUT,
+// IMS-FLOOD]). decide_nak() reads it, docs/bridge-errors.md repeats it and a unit test holds the two
 // together. Sense 0 is the last row: any code the table does not name.
 const std::vector<table_row> rows = {
-    // Application errors [C] spec/mq.md §4.2: IMS refused the message for its own content or
+    // Application errors [C: CANNOT-PUT]: IMS refused the message for its own content or
     // destination — CSQ2001I, dead letter with 300 + sense (600 + reason for X'1A'), the queue goes on.
     {s::rejected_see_reason, "OTMA_SENSE_REJECTED_SEE_REASON", outcome::application_error, "600+reason",
-     "IMB2001I", "[C] MQ-FB: the reason gives the feedback (MQFB_IMS_NACK_1A_REASON_FIRST + reason)"},
-    {s::seq_not_recoverable, "OTMA_SENSE_SEQ_NOT_RECOVERABLE", outcome::application_error, "335", "IMB2001I",
+     imsb::msg::IMB2001I,
+     "[C] MQ-FB: the reason gives the feedback (MQFB_IMS_NACK_1A_REASON_FIRST + reason)"},
+    {s::seq_not_recoverable, "OTMA_SENSE_SEQ_NOT_RECOVERABLE", outcome::application_error, "335",
+     imsb::msg::IMB2001I,
      "[C] a command or an unrecoverable transaction with a recoverable number; the bridge refuses a "
      "persistent CM0 command with the same 335 before sending [D]"},
-    {s::security_violation, "OTMA_SENSE_SECURITY_VIOLATION", outcome::application_error, "305", "IMB2001I",
-     "[D] emulator code for DFS1292E; the DFS text follows and is the reply"},
-    {s::invalid_commit_mode, "OTMA_SENSE_INVALID_COMMIT_MODE", outcome::application_error, "307", "IMB2001I",
+    {s::security_violation, "OTMA_SENSE_SECURITY_VIOLATION", outcome::application_error, "305",
+     imsb::msg::IMB2001I, "[D] emulator code for DFS1292E; the DFS text follows and is the reply"},
+    {s::invalid_commit_mode, "OTMA_SENSE_INVALID_COMMIT_MODE", outcome::application_error, "307",
+     imsb::msg::IMB2001I,
      "[D] emulator code for DFS1291E (Fast Path or conversational with CM0); the DFS text is the reply"},
-    {s::invalid_message, "OTMA_SENSE_INVALID_MESSAGE", outcome::application_error, "301", "IMB2001I",
+    {s::invalid_message, "OTMA_SENSE_INVALID_MESSAGE", outcome::application_error, "301", imsb::msg::IMB2001I,
      "[D] emulator code: invalid message, or conversation input with a wrong server token"},
-    {s::unknown_destination, "OTMA_SENSE_UNKNOWN_DESTINATION", outcome::application_error, "302", "IMB2001I",
+    {s::unknown_destination, "OTMA_SENSE_UNKNOWN_DESTINATION", outcome::application_error, "302",
+     imsb::msg::IMB2001I,
      "[D] emulator code for DFS1286E / DFS1287E / DFS1288E (destination is a CPI-C transaction or an "
      "LTERM); the DFS text is the reply"},
-    {s::invalid_name, "OTMA_SENSE_INVALID_NAME", outcome::application_error, "308", "IMB2001I",
+    {s::invalid_name, "OTMA_SENSE_INVALID_NAME", outcome::application_error, "308", imsb::msg::IMB2001I,
      "[D] emulator code: lowercase or reserved name"},
-    // Resources [I] spec/mq.md §5.12: back out, pause the partner, retry with capped back-off.
-    {s::flood, "OTMA_SENSE_FLOOD", outcome::resources, "—", "IMB2019W",
+    // Resources [I: IMS-FLOOD]: back out, pause the partner, retry with capped back-off [D].
+    {s::flood, "OTMA_SENSE_FLOOD", outcome::resources, "—", imsb::msg::IMB2019W,
      "[C] DFS1989E flood: backed out, the partner pauses (IMB2019W says how long); IMB2003E when the "
      "retries run out"},
-    {s::rrs_not_enabled, "OTMA_SENSE_RRS_NOT_ENABLED", outcome::resources, "—", "IMB2019W",
+    {s::rrs_not_enabled, "OTMA_SENSE_RRS_NOT_ENABLED", outcome::resources, "—", imsb::msg::IMB2019W,
      "[C] IMS is not enabled for RRS: backed out and retried; IMB2003E when the retries run out"},
-    {s::syncpt_not_supported, "OTMA_SENSE_SYNCPT_NOT_SUPPORTED", outcome::resources, "—", "IMB2019W",
+    {s::syncpt_not_supported, "OTMA_SENSE_SYNCPT_NOT_SUPPORTED", outcome::resources, "—", imsb::msg::IMB2019W,
      "[C] two-phase commit not supported now: backed out and retried; IMB2003E when the retries run out"},
-    // Protocol trouble: ARCHITECTURE.md step 7 (drop, reconnect, reload, resync).
+    // Protocol trouble: docs/design/commit-modes.md, CM0 step 7 (drop, reconnect, reload, resync).
     {s::invalid_recoverable_seq, "OTMA_SENSE_INVALID_RECOVERABLE_SEQ", outcome::protocol_reset, "—",
-     "IMB2005W", "[C] our numbers and IMS's disagree: resync settles them (IMB2020E, IMB2023E if it cannot)"},
+     imsb::msg::IMB2005W,
+     "[C] our numbers and IMS's disagree: resync settles them (IMB2020E, IMB2023E if it cannot)"},
     // Stop the Tpipe until RESET TPIPE or a restart.
-    {s::cm1_on_synchronized_tpipe, "OTMA_SENSE_CM1_ON_SYNC_TPIPE", outcome::stop_tpipe, "—", "IMB2003E",
-     "[C] CM1 on a synchronized Tpipe: a bridge fault, never the message's"},
-    {0, "any other sense", outcome::stop_tpipe, "—", "IMB2003E",
+    {s::cm1_on_synchronized_tpipe, "OTMA_SENSE_CM1_ON_SYNC_TPIPE", outcome::stop_tpipe, "—",
+     imsb::msg::IMB2003E, "[C] CM1 on a synchronized Tpipe: a bridge fault, never the message's"},
+    {0, "any other sense", outcome::stop_tpipe, "—", imsb::msg::IMB2003E,
      "[D] unknown to the table: the message goes back to its queue, the Tpipe stops"},
 };
 

@@ -18,7 +18,7 @@ namespace {
 constexpr std::int32_t ims_encoding = mq::MQENC_NATIVE_ZOS;  // IMS's integers: big-endian (z/OS native)
 constexpr std::int32_t report_expiration_mask = mq::MQRO_EXPIRATION_WITH_FULL_DATA;
 constexpr std::int32_t report_exception_mask = mq::MQRO_EXCEPTION_WITH_FULL_DATA;
-constexpr std::size_t exception_data_prefix = 100;  // MQRO_EXCEPTION_WITH_DATA: first 100 bytes [I] §2.3
+constexpr std::size_t exception_data_prefix = 100;  // MQRO_EXCEPTION_WITH_DATA: first 100 bytes [I]
 
 std::int32_t field_ccsid(std::int32_t ccsid) noexcept {
   return codepage::supported(ccsid) ? ccsid : codepage::ccsid_819;
@@ -34,7 +34,7 @@ decode_error ims_error(std::string field, std::string detail) {
   return e;
 }
 
-// YYYYMMDD and HHMMSSTH, UTC (spec/mq.md §2.5 [C] PUTDATE-DOC), from milliseconds since the epoch.
+// YYYYMMDD and HHMMSSTH, UTC ([C: PUTDATE-DOC]), from milliseconds since the epoch.
 // Blanks for 0: the caller knows no time.
 void put_date_time(std::int64_t now_ms, std::string& date, std::string& time) {
   if (now_ms <= 0) return;
@@ -65,7 +65,7 @@ const otma::transaction_state_data* state_of(const otma::otma_message& m) {
   return m.state ? std::get_if<otma::transaction_state_data>(&*m.state) : nullptr;
 }
 
-// The request's user data and its MQMD (spec/mq.md §5.4 [C]: "The MQMD of the originating message is
+// The request's user data and its MQMD ([C: REPLY-MD]: "The MQMD of the originating message is
 // carried by IMS in the User Data section").
 struct request_info {
   otma::mq_user_data ud;
@@ -89,7 +89,7 @@ result<request_info> request_of(const otma::otma_message& output, const reply_co
   return request_info{std::move(ud).value(), std::move(md).value()};
 }
 
-// Report/reply identifiers (spec/mq.md §2.3 [C] MSGID-DOC): MsgId new unless PASS_MSG_ID, CorrelId the
+// Report/reply identifiers ([C: MSGID-DOC]): MsgId new unless PASS_MSG_ID, CorrelId the
 // request's MsgId unless PASS_CORREL_ID (then its CorrelId).
 void set_ids(mq::mqmd& out, const mq::mqmd& request) {
   out.msg_id = (request.report & mq::MQRO_PASS_MSG_ID) != 0 ? request.msg_id : std::array<std::uint8_t, 24>{};
@@ -128,7 +128,7 @@ result<outgoing> build_reply(const otma::otma_message& output, const reply_conte
   const bool in_conversation = sd != nullptr && (sd->server_state & otma::server_state::conversational) != 0;
 
   // With `text` the reply is in the queue manager's CCSID and encoding; with `none` it is what IMS sent,
-  // and the MQMD says so (ARCHITECTURE.md "Character data" [D]).
+  // and the MQMD says so (docs/design/character-data.md [D]).
   const std::int32_t encoding = text ? ctx.qmgr_encoding : ims_encoding;
   const std::int32_t ccsid = text ? ctx.qmgr_ccsid : ctx.partner.ccsid;
   const byte_order order = integer_order(encoding);
@@ -136,7 +136,7 @@ result<outgoing> build_reply(const otma::otma_message& output, const reply_conte
       modname.empty() ? std::string(mq::MQFMT_NONE) : codepage::pad_field(modname, 8);
 
   outgoing out;
-  mq::mqmd& md = out.md;  // spec/mq.md §5.4 [C] REPLY-MD, row by row
+  mq::mqmd& md = out.md;  // IBM's reply MQMD table [C: REPLY-MD], row by row
   md.version = mq::MQMD_VERSION_1;
   md.msg_type = mq::MQMT_REPLY;
   md.feedback = mq::MQFB_NONE;
@@ -156,7 +156,7 @@ result<outgoing> build_reply(const otma::otma_message& output, const reply_conte
   md.accounting_token = req.accounting_token;
   md.appl_identity_data = req.appl_identity_data;
   if (ctx.error_reply) {
-    md.put_appl_type = mq::MQAT_IMS_BRIDGE;  // [I] spec/mq.md §5.4: IBM's "MQAT_BRIDGE"
+    md.put_appl_type = mq::MQAT_IMS_BRIDGE;  // [I: REPLY-MD, MQGO-CONST]: IBM's "MQAT_BRIDGE"
     md.put_appl_name = codepage::pad_field(ctx.qmgr_name, mq::MQ_PUT_APPL_NAME_LENGTH);
   } else {
     md.put_appl_type = mq::MQAT_XCF;
@@ -167,7 +167,7 @@ result<outgoing> build_reply(const otma::otma_message& output, const reply_conte
   put_date_time(ctx.now_ms, md.put_date, md.put_time);
 
   if (had_iih) {
-    mq::mqiih iih;  // spec/mq.md §5.5 [C] REPLY-IIH
+    mq::mqiih iih;  // IBM's reply MQIIH table [C: REPLY-IIH]
     // Encoding / CodedCharSetId: MQENC_NATIVE and MQCCSI_Q_MGR in IBM's words; we write the values they
     // stand for, which are also right for `none` [D].
     iih.encoding = encoding;
@@ -202,7 +202,7 @@ result<outgoing> build_reply(const otma::otma_message& output, const reply_conte
     const otma::segment& seg = segments[i];
     bytes body;
     if (text && ctx.partner.ccsid != ctx.qmgr_ccsid && ctx.architected && seg.data.size() >= 11) {
-      // spec/mq.md §5.7 [C] OTMA-ARCH-ATTR: code(8) flag1 flag2 status [error text]; the flags stay binary.
+      // [C: OTMA-ARCH-ATTR]: code(8) flag1 flag2 status [error text]; the flags stay binary.
       // A code or text that does not convert keeps its bytes: the flags are the answer [D].
       const bytes_view data(seg.data);
       auto part = [&](bytes_view b) {
@@ -250,14 +250,14 @@ result<outgoing> build_reply(const otma::otma_message& output, const reply_conte
 
 outgoing make_dead_letter(const mq::mqmd& original, bytes_view data, std::int32_t reason,
                           const std::string& dest_q, const std::string& dest_qmgr, const reply_context& ctx) {
-  mq::mqdlh dlh;  // spec/mq.md §3.1–3.2 [C]
+  mq::mqdlh dlh;  // [C: DLH-DOC, MQGO-DLH]
   dlh.reason = reason;
   dlh.dest_q_name = codepage::pad_field(dest_q, mq::MQ_Q_NAME_LENGTH);
   dlh.dest_q_mgr_name = codepage::pad_field(dest_qmgr, mq::MQ_Q_MGR_NAME_LENGTH);
   dlh.encoding = original.encoding;
   dlh.coded_char_set_id = original.coded_char_set_id;
   dlh.format = original.format;
-  dlh.put_appl_type = mq::MQAT_IMS_BRIDGE;  // [I] spec/mq.md §5.4: IBM's "MQAT_BRIDGE"
+  dlh.put_appl_type = mq::MQAT_IMS_BRIDGE;  // [I: REPLY-MD, MQGO-CONST]: IBM's "MQAT_BRIDGE"
   dlh.put_appl_name = codepage::pad_field(ctx.qmgr_name, mq::MQ_PUT_APPL_NAME_LENGTH);
   put_date_time(ctx.now_ms, dlh.put_date, dlh.put_time);
 
@@ -276,7 +276,7 @@ std::optional<outgoing> make_exception_report(const mq::mqmd& request, bytes_vie
   const std::int32_t exception = request.report & report_exception_mask;
   if ((exception & mq::MQRO_EXCEPTION) == 0) return std::nullopt;
   outgoing out;
-  mq::mqmd& md = out.md;  // spec/mq.md §4.3 [I], modelled on activity reports (§2.3 [C] ACTIVITY-MD)
+  mq::mqmd& md = out.md;  // [I: CANNOT-PUT], modelled on activity reports [C: ACTIVITY-MD]
   md.version = mq::MQMD_VERSION_1;
   md.msg_type = mq::MQMT_REPORT;
   md.feedback = feedback;
@@ -307,8 +307,9 @@ std::optional<outgoing> make_exception_report(const mq::mqmd& request, bytes_vie
     out.data = data.sub(0, exception_data_prefix).to_bytes();
   }
   // [D] The report goes to the requester's reply queue, where others may read it: the MQIIH
-  // Authenticator (a password or PassTicket, +56 for 8, spec/mq.md §1) is blanked in the report's copy,
-  // in the request's CCSID (it describes the MQIIH). The dead-letter copy stays whole, as IBM keeps it.
+  // Authenticator (a password or PassTicket, +56 for 8 [C: IIH-DOC, IIH-AUTH]) is blanked in the
+  // report's copy, in the request's CCSID (it describes the MQIIH). The dead-letter copy stays whole, as
+  // IBM keeps it.
   if (trimmed(request.format) == codepage::field_value(mq::MQFMT_IMS)) {
     constexpr std::size_t authenticator_offset = 56;
     const std::size_t end =

@@ -33,12 +33,12 @@ std::uint8_t security_flag_byte(char c) noexcept {
     case 'N':
       return otma::security_flag::none;
     default:
-      return otma::security_flag::check;  // MQISS_CHECK is assumed for anything else (spec/mq.md §1.3 [C])
+      return otma::security_flag::check;  // MQISS_CHECK is assumed for anything else [C: IIH-SECSCOPE]
   }
 }
 
 // One segment's text for IMS: converted to the partner's CCSID with `text`, as found with `none`
-// (ARCHITECTURE.md "Character data" [D]).
+// (docs/design/character-data.md [D]).
 result<bytes> segment_text(const mq::llzz_segment& seg, std::size_t index, std::int32_t from_ccsid,
                            const partner_data& partner) {
   const std::string field = "OTMA.application_data.segment[" + std::to_string(index) + "]";
@@ -76,18 +76,18 @@ result<otma::otma_message> build_input(const mq::mqmd& md, bytes_view data, cons
   (void)data;  // the segments view it; kept in the signature so the caller's buffer is explicit
   const std::optional<mq::mqiih>& iih = request.iih;
   const std::int32_t iih_flags = iih ? iih->flags : mq::MQIIH_NONE;
-  // spec/mq.md §5.6 [C]: a later step of a conversation says TranState 'C' and quotes TranInstanceId.
+  // [C: CONV]: a later step of a conversation says TranState 'C' and quotes TranInstanceId.
   const bool conversation_step = request.tran_state == mq::MQITS_IN_CONVERSATION;
-  // IMS commands always go send-then-commit (ARCHITECTURE.md "IMS commands" [D]: CM0 command output
-  // cannot be tied back to its command, spec/otma-xcf.md §2.9).
+  // IMS commands always go send-then-commit (docs/design/commit-modes.md, IMS commands [D]: CM0 command
+  // output cannot be tied back to its command [C: IMS-CMDS]).
   const bool cm1 = request.is_command || request.commit_mode == mq::MQICM_SEND_THEN_COMMIT;
 
   otma::otma_message m;
-  // spec/otma-xcf.md §2.6 [C: ICON-MCI]: later input of a conversation is type Data with server state
+  // [C: ICON-MCI]: later input of a conversation is type Data with server state
   // Conversational (tpipe/protocol classifies it as conversation data); anything else a transaction.
   m.mci.message_type = conversation_step ? otma::msg_type::data : otma::msg_type::transaction;
   m.mci.response_flag = otma::response::requested;
-  // spec/otma-xcf.md §7.3 [I]: TranState 'A' (architected /DISPLAY TRANSACTION) asks for the extended
+  // [I: MQ-IIH, IMS-DISTRAN]: TranState 'A' (architected /DISPLAY TRANSACTION) asks for the extended
   // response.
   if (request.tran_state == mq::MQITS_ARCHITECTED) m.mci.response_flag |= otma::response::extended_requested;
   m.mci.tpipe_name.set(ctx.tpipe);
@@ -100,18 +100,18 @@ result<otma::otma_message> build_input(const mq::mqmd& md, bytes_view data, cons
       otma::sync_flags::sync_level_confirm);
   if ((iih_flags & mq::MQIIH_IGNORE_PURG) != 0) sd.txn_flags |= otma::txn_flags::ignore_purg;
   if ((iih_flags & mq::MQIIH_PASS_EXPIRATION) != 0) sd.txn_flags |= otma::txn_flags::pass_expiration;
-  // spec/mq.md §1.2 [C]: MQIIH_CM0_REQUEST_RESPONSE sets TMAMHRSP for CM0 only.
+  // [C: IIH-FLAGS]: MQIIH_CM0_REQUEST_RESPONSE sets TMAMHRSP for CM0 only.
   if (!cm1 && (iih_flags & mq::MQIIH_CM0_REQUEST_RESPONSE) != 0)
     sd.server_state |= otma::server_state::cm0_dfs2082;
   if (conversation_step && iih) {
     sd.server_state |= otma::server_state::conversational;
     for (std::size_t i = 0; i < sd.server_token.size(); ++i) sd.server_token[i] = iih->tran_instance_id[i];
   }
-  // Blank (8 blanks from the validator) stays blank: "none", the Tpipe name is used (spec/mq.md §1.3 [C]).
+  // Blank (8 blanks from the validator) stays blank: "none", the Tpipe name is used [C: IIH-LTERM].
   sd.lterm_override.set(request.lterm_override);
   sd.modname.set(request.mfs_map_name);
-  // spec/otma-xcf.md §7.3 [C]: MQMD.Expiry goes to IMS only when the MQIIH asks (PASS_EXPIRATION); the
-  // state data keeps it in tenths, as left at get (otma/state_data.hpp) [D] spec/mq.md §5.8.
+  // [C: MQ-REPLY, IIH-FLAGS]: MQMD.Expiry goes to IMS only when the MQIIH asks (PASS_EXPIRATION); the
+  // state data keeps it in tenths, as left at get (otma/state_data.hpp; docs/design/otma.md) [D].
   if ((iih_flags & mq::MQIIH_PASS_EXPIRATION) != 0 && md.expiry != mq::MQEI_UNLIMITED && md.expiry >= 0)
     sd.expiration = md.expiry;
   m.state = sd;
@@ -125,7 +125,8 @@ result<otma::otma_message> build_input(const mq::mqmd& md, bytes_view data, cons
     m.security = std::move(se);
   }
 
-  // The user data: what the reply needs, IMS returns it untouched (spec/mq.md §5.4 [C]; layout [D]).
+  // The user data: what the reply needs, IMS returns it untouched ([C: REPLY-MD]; layout [D],
+  // docs/design/otma.md).
   otma::mq_user_data ud;
   mq::mqmd md1 = md;
   md1.version = mq::MQMD_VERSION_1;

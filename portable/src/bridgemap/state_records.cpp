@@ -62,7 +62,7 @@ std::size_t body_size(const kind_layout& l) noexcept {
   return n;
 }
 
-// The characters of MQ object names (spec/mq.md §6.3 [C]: A-Z a-z 0-9 . / _ %) and of XCF / OTMA names
+// The characters of MQ object names ([C: NAMING-V6]: A-Z a-z 0-9 . / _ %) and of XCF / OTMA names
 // (@ # $), so that one check serves queue, group, member and Tpipe fields.
 bool is_name_char(std::uint8_t c) noexcept {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '/' ||
@@ -269,7 +269,7 @@ result<std::string> tpipe_name(std::string_view prefix, std::uint32_t number, bo
   if (!valid_prefix(prefix)) {
     return refuse("Tpipe prefix '" + std::string(prefix) + "' must be 1-4 characters of A-Z, 0-9, @, #, $");
   }
-  // spec/otma-xcf.md §2.11 [C]: an OTMA name must not begin with DFS.
+  // [C: IMS-NAMES]: an OTMA name must not begin with DFS.
   if (prefix.substr(0, 3) == "DFS")
     return refuse("Tpipe prefix '" + std::string(prefix) + "' begins with DFS");
   const std::size_t width = 8 - prefix.size() - 1;  // base-36 digits the name has room for

@@ -183,8 +183,8 @@ run_output run_dump(const command_line& cl, std::string_view content) {
   }
   dump_result d = dump_message(in, cl.decode);
   r.out = cl.json ? render_json(d.document) : render_text(d.document);
-  // Bytes that do not decode, and a message the bridge would refuse, both exit 1 (the issue: "bad
-  // bytes get a clear error naming the field and offset and exit code 1"); the listing is whole.
+  // Bytes that do not decode, and a message the bridge would refuse, both exit 1 (bad bytes get a clear
+  // error naming the field and offset, and exit code 1: docs/programs/mqdump.md); the listing is whole.
   const node* e = d.error();
   if (e == nullptr) e = d.finding();
   if (e != nullptr) {

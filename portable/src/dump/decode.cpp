@@ -54,7 +54,7 @@ bool is_bridge_format(std::string_view f) {
   return same_format(f, mq::MQFMT_IMS) || same_format(f, mq::MQFMT_IMS_VAR_STRING);
 }
 // IBM's format names start with "MQ"; any other non-blank name on a bridge queue is the MFS map
-// name of a request without MQIIH (spec/mq.md §1.5 [C] BRIDGE-MSGS).
+// name of a request without MQIIH [C: BRIDGE-MSGS].
 bool is_user_format(std::string_view f) {
   std::string_view v = codepage::field_value(f);
   return !v.empty() && v.substr(0, 2) != "MQ";
@@ -407,8 +407,9 @@ std::string bit_names(std::uint8_t v, std::initializer_list<std::pair<std::uint8
   return out;
 }
 
-// Meanings of the state-data fields whose values the OTMA layout tables leave unnamed
-// (spec/otma-xcf.md §1.5.1, §1.5.2, §1.5.3).
+// Meanings of the state-data fields whose values the OTMA layout tables leave unnamed (IBM's state-data
+// pages [C: IMS-SD-TXN, IMS-SD-CB, IMS-SD-SS]; the values they do not give are ours, docs/design/otma.md
+// [D]).
 std::string state_field_meaning(const otma::state_data& sd, const std::string& name) {
   namespace o = otma;
   if (const auto* t = std::get_if<o::transaction_state_data>(&sd)) {
@@ -473,7 +474,7 @@ std::string state_field_meaning(const otma::state_data& sd, const std::string& n
   return {};
 }
 
-// The MQMD inside our MQ user data [D] (spec/otma-xcf.md §1.7): decoded as component mq decodes an
+// The MQMD inside our MQ user data [D] (docs/design/otma.md): decoded as component mq decodes an
 // MQMD found in bytes.
 void mq_user_data_nodes(node& us, bytes_view buffer, std::size_t section_offset) {
   const std::size_t md_offset = section_offset + 8;
@@ -647,7 +648,8 @@ void otma_document(node& root, bytes_view buffer, std::int32_t ccsid) {
 // Why bytes that start with X'01' (the OTMA architecture level) are not taken for OTMA when nothing
 // says they are [D]; empty when they are. Little-endian PCF (MQCFH Type 1), a number or plain text
 // can start with X'01' too, so the MCI must be plausible — message-type bits OTMA defines and no
-// prefix-flag bit it does not (spec/otma-xcf.md §1.2) — and the whole buffer must decode.
+// prefix-flag bit it does not ([C: IMS-MCI]; prefix-flag bits [I: IMS-SAMPLE]) — and the whole buffer
+// must decode.
 std::string not_otma(bytes_view input) {
   otma::mci m;
   otma::layout::decode(otma::mci_layout, input.data(), m);
@@ -715,7 +717,7 @@ dump_result dump_message(bytes_view input, const options& opts) {
   }
   if (opts.format) {
     // Without --ccsid an EBCDIC StrucId means EBCDIC data: 037, as the header decoders choose for the
-    // header's own fields (mq chars_ccsid, spec/mq.md §0 [C] WIRESHARK).
+    // header's own fields (mq chars_ccsid, [C: WIRESHARK]).
     std::int32_t c = cc;
     const std::string_view id = struc_id_of(codepage::pad_field(*opts.format, mq::MQ_FORMAT_LENGTH));
     if (!opts.ccsid && !id.empty()) {

@@ -12,7 +12,7 @@
 #include "imsb/otma/sense.hpp"
 
 // otma keeps its own copies of the IMS feedback bounds so that it does not depend on mq (sense.hpp);
-// dump links both, so the copies are held to mq's constants here (spec/mq.md §4.1 [C]).
+// dump links both, so the copies are held to mq's constants here [C: CMQC-PY, IMS-FB-CODES].
 static_assert(imsb::otma::feedback::ims_error == imsb::mq::MQFB_IMS_ERROR);
 static_assert(imsb::otma::feedback::ims_first == imsb::mq::MQFB_IMS_FIRST);
 static_assert(imsb::otma::feedback::ims_last == imsb::mq::MQFB_IMS_LAST);
@@ -107,7 +107,7 @@ std::string sense_label(std::uint16_t sense) {
   return otma::sense_hex(sense) + " (" + std::to_string(sense) + ")";
 }
 
-// The OTMA NAK a feedback in the IMS ranges stands for (spec/mq.md §4.1 [C] IMS-FB-CODES).
+// The OTMA NAK a feedback in the IMS ranges stands for [C: IMS-FB-CODES].
 void add_nak_of_feedback(node& fb, std::int32_t value) {
   auto nak = otma::nak_for_feedback(value);
   if (!nak) return;
@@ -138,8 +138,8 @@ node feedback_node(std::int32_t value) {
   n.meaning = mq::describe_feedback(value);
   add_nak_of_feedback(n, value);
   if (value == mq::MQFB_IMS_ERROR + otma::sense::rejected_see_reason) {
-    // spec/mq.md §3.3 [C] TECHNOTE-326: IBM shows 326 in an MQDLH, although the rule of §4.1 reports
-    // sense X'1A' as 600 + reason.
+    // [C: TECHNOTE-326]: IBM shows 326 in an MQDLH, although IBM's feedback rule [C: IMS-FB-CODES]
+    // reports sense X'1A' as 600 + reason.
     n.add(
         info_field("note", "sense X'001A'",
                    "normally reported as 600 + the reason code; an IBM technote shows 326 in MQDLH.Reason"));

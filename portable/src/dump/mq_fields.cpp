@@ -20,7 +20,7 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep = "
   return out;
 }
 
-// A group of report options where the "with data" variants include the plain bit (spec/mq.md §2.3).
+// A group of report options where the "with data" variants include the plain bit [C: CMQC-PY].
 void report_group(std::uint32_t& bits, std::uint32_t full, std::uint32_t with_data, std::uint32_t plain,
                   std::string_view name, std::vector<std::string>& out) {
   std::uint32_t v = bits & full;
@@ -51,7 +51,7 @@ bool all_zero(bytes_view b) {
 bool blank_or_empty(std::string_view text_819) { return codepage::field_value(text_819).empty(); }
 
 // The CCSID the character fields of a header are really in: its StrucId's family wins, as in the
-// typed decoders (spec/mq.md §0 [C] WIRESHARK).
+// typed decoders [C: WIRESHARK].
 std::int32_t chars_ccsid(bytes_view struc_id, std::int32_t ccsid) {
   bool ebcdic_id = !struc_id.empty() && struc_id[0] >= 0xC0;
   bool ebcdic_ccsid = codepage::is_ebcdic(ccsid);
@@ -280,7 +280,7 @@ std::string describe_format(std::string_view format_819, format_field where) {
   };
   const bool reply = where == format_field::iih_reply_to_format;
   // "the reply's MQIIH ... Format: input MQIIH.ReplyToFormat if not blank, otherwise IOPCB.MODNAME"
-  // spec/mq.md §5.5 [C] REPLY-IIH.
+  // [C: REPLY-IIH].
   if (v.empty())
     return reply ? "MQFMT_NONE: the reply's MQIIH carries the MOD name of the IMS output as its Format"
                  : "MQFMT_NONE: no format name";
@@ -293,7 +293,7 @@ std::string describe_format(std::string_view format_819, format_field where) {
   }
   switch (where) {
     case format_field::iih_format:
-      // spec/mq.md §1.3 [C] IIH-FORMAT: "the MQ format name of the data that follows the MQIIH".
+      // [C: IIH-FORMAT]: "the MQ format name of the data that follows the MQIIH".
       return "a user format name: the format of the data after the MQIIH (the MFS map name is "
              "MQIIH.MFSMapName)";
     case format_field::iih_reply_to_format:
@@ -301,7 +301,7 @@ std::string describe_format(std::string_view format_819, format_field where) {
     case format_field::message:
       break;
   }
-  // spec/mq.md §1.5 [C] BRIDGE-MSGS: without an MQIIH, MQMD.Format is the MFSMapName on input.
+  // [C: BRIDGE-MSGS]: without an MQIIH, MQMD.Format is the MFSMapName on input.
   return "a user format name (on a bridge queue without MQIIH: LLZZ segments, and the name is the MFS map "
          "name)";
 }
@@ -356,7 +356,7 @@ std::string describe_iih_flags(std::int32_t f) {
   flag_bits(bits, MQIIH_REPLY_FORMAT_NONE, "MQIIH_REPLY_FORMAT_NONE", parts);
   flag_bits(bits, MQIIH_IGNORE_PURG, "MQIIH_IGNORE_PURG", parts);
   flag_bits(bits, MQIIH_CM0_REQUEST_RESPONSE, "MQIIH_CM0_REQUEST_RESPONSE", parts);
-  // Undefined bits are ignored by the bridge (spec/mq.md §1.3 [D]).
+  // Undefined bits are ignored by the bridge [D]; IBM defines only the flags above [C: IIH-FLAGS].
   if (bits != 0) parts.push_back("undefined flags " + hex32(bits) + " (ignored)");
   return join(parts);
 }
@@ -391,7 +391,7 @@ std::string describe_security_scope(char c) {
       return "MQISS_CHECK";
     case MQISS_FULL:
       return "MQISS_FULL";
-    // spec/mq.md §1.3 [C]: "If neither ... is specified ..., MQISS_CHECK is assumed".
+    // [C: IIH-SECSCOPE]: "If neither ... is specified ..., MQISS_CHECK is assumed".
     default:
       return "neither C nor F: MQISS_CHECK is assumed";
   }

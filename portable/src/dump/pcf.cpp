@@ -33,7 +33,7 @@ std::string control_meaning(std::int32_t c) {
   return {};
 }
 
-// The MQCFH fields that fit in `data` (nine MQLONGs) [C] cmqcfc.h.
+// The MQCFH fields that fit in `data` (nine MQLONGs) [C] IBM's cmqcfc.h.
 node cfh_node(bytes_view data, std::size_t base, byte_order o) {
   static constexpr std::string_view names[] = {"Type",     "StrucLength",  "Version",
                                                "Command",  "MsgSeqNumber", "Control",
@@ -110,7 +110,7 @@ node parameter_node(const mq::pcf_parameter& p, std::size_t base, std::int32_t m
       n.add(field_node("String", at + 20, p.text.size(), quote_819(p.text)));
       n.value = quote_819(p.text);
       if (p.parameter == mq::MQCACF_BRIDGE_NAME && p.text.size() == mq::MQ_BRIDGE_NAME_LENGTH) {
-        // XCF group (8) + IMS member (16) [C] spec/mq.md §5.1.
+        // XCF group (8) + IMS member (16) [C: BRIDGE-EVENT, MQGO-CONST].
         n.meaning =
             "XCF group " + quote_819(p.text.substr(0, 8)) + ", IMS member " + quote_819(p.text.substr(8));
       }

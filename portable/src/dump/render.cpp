@@ -53,7 +53,7 @@ class text_renderer {
     return off + ' ';
   }
 
-  // Findings and errors are diagnostics: the line starts with the message ID (ARCHITECTURE.md).
+  // Findings and errors are diagnostics: the line starts with the message ID (docs/design/rules.md).
   void diagnostic(const node& n) {
     out_ += n.id;
     out_ += ' ';

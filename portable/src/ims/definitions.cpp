@@ -2,7 +2,7 @@
 // 'D' descriptors and a RACF stand-in, read as one text. Pure: no I/O, no exceptions; the first error ends
 // the parse and names its line and keyword.
 //
-// Sources of the rules (labels as in spec/otma-xcf.md §0.1):
+// Sources of the rules (labels [C]/[I]/[D] as in docs/design/README.md):
 //  - TRANSACT MSGTYPE=(SNGLSEG|MULTSEG,RESPONSE|NONRESPONSE,class): segment count, response mode, message
 //    class [C: IBM stage-1 TRANSACT macro]. The class is held in one byte here, so 1–255 (IMS 15 allows up
 //    to 999) [D].
@@ -15,7 +15,7 @@
 //    transaction types"]; a Fast Path transaction is not conversational [I: IMS's FP restrictions].
 //  - D name TYPE= TMEMBER= TPIPE=: blank-separated keywords, a name or a mask ending in '*'; a duplicate
 //    descriptor name is an error (DFS2385E "DUPLICATE DESCRIPTOR NAME FOUND") [C: IBM DFSYDTx].
-//  - /SECURE OTMA level: spec/otma-xcf.md §3.1 [C]; IMS accepts a verb's first three letters [C].
+//  - /SECURE OTMA level [C: IMS-OTMASE, IMS-SEC-CHECK]; IMS accepts a verb's first three letters [C].
 //  - Command authority compares the first three letters of a verb (RACF CIMS profiles name IMS commands
 //    by their three-letter abbreviation) [I].
 //
@@ -592,7 +592,8 @@ bool parser::add_transaction(const node& at, std::string_view keyword, transacti
   return true;
 }
 
-// IMS GRNAME=,OTMANM=,IMSID=,MAXTP=,INPUT=,HEARTBEAT= (spec/otma-xcf.md §2.1, §2.10 [C]; HEARTBEAT [D]).
+// IMS GRNAME=,OTMANM=,IMSID=,MAXTP=,INPUT=,HEARTBEAT= ([C: IMS-GRNAME, IMS-FLOOD, IMS-MSG-DFS4385E];
+// HEARTBEAT [D]).
 bool parser::ims_statement(const std::vector<node>& ops) {
   if (seen_ims_) return fail(0, "a second IMS statement (the system is defined once)");
   seen_ims_ = true;
@@ -624,7 +625,7 @@ bool parser::ims_statement(const std::vector<node>& ops) {
     } else if (key == "INPUT") {
       std::uint32_t v = 0;
       if (!number_value(*n, key, false, 0, 9999, v)) return false;
-      if (v != 0 && v < 200)  // 200–9999, 0 = off (spec/otma-xcf.md §2.10 [C])
+      if (v != 0 && v < 200)  // 200–9999, 0 = off [C: IMS-FLOOD]
         return fail_keyword(*n, key,
                             quoted(raw(n->value[0])) + " is outside 200-9999 (0 turns flood control off)");
       defs_.tib_limit = v;
@@ -1069,7 +1070,7 @@ bool parser::group_statement(const std::vector<node>& ops) {
   return true;
 }
 
-// /SECURE OTMA NONE|CHECK|FULL|PROFILE (spec/otma-xcf.md §3.1 [C]); a later one replaces an earlier
+// /SECURE OTMA NONE|CHECK|FULL|PROFILE [C: IMS-OTMASE, IMS-SEC-CHECK]; a later one replaces an earlier
 // one, as the command would [D].
 bool parser::secure_statement(const std::vector<node>& ops) {
   if (ops.size() != 2 || !ops[0].is_atom() || !ops[1].is_atom() || !iequals(ops[0].text, "OTMA"))
@@ -1106,7 +1107,7 @@ bool parser::client_statement(const std::vector<node>& ops) {
     if (n->empty()) continue;
     client_def c;
     c.member = upper(n->text);
-    // An XCF member name (spec/otma-xcf.md §4.2 [C]), or its stem before a final '*'.
+    // An XCF member name [C: XCF-NAMES2], or its stem before a final '*'.
     const std::string stem = c.member.substr(0, c.member.size() - (c.member.back() == '*' ? 1 : 0));
     if (!stem.empty())
       if (auto p = names::check_xcf_member_name(stem, names::xcf_rules::bridge))

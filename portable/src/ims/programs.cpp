@@ -40,7 +40,7 @@ bool is_builtin(std::string_view name) noexcept {
 
 namespace {
 
-// Text as the programs see it: CCSID 819, one byte a character (ARCHITECTURE.md "Character data").
+// Text as the programs see it: CCSID 819, one byte a character (docs/design/character-data.md).
 std::string decode_text(bytes_view raw, std::int32_t ccsid) {
   const auto c = codepage::convert(raw, ccsid, codepage::ccsid_819);
   return std::string(c.out.begin(), c.out.end());
@@ -416,7 +416,7 @@ run_result run_altout(const input_message& in) {
     r.outputs.push_back(std::move(alt));
   }
   // [D] "REPLY=NO" after the trancode: no IOPCB reply, as a program that only inserts to an ALTPCB, so that
-  // a response-mode (CM1) input ends with DFS2082 (spec/otma-xcf.md §2.4 [C]).
+  // a response-mode (CM1) input ends with DFS2082 [C: IMS-MSG-DFS2082].
   if (auto reply_opt = option_after_trancode(in, "REPLY"); reply_opt && *reply_opt == "NO") return r;
   const std::string reply = "ALTOUT SENT " + std::to_string(in.segments.size()) + " SEGMENTS TO " + dest;
   r.outputs.push_back(iopcb_reply(encode_text(reply, in.ccsid)));

@@ -9,46 +9,48 @@
 #include "imsb/mq/constants.hpp"
 #include "imsb/mq/layout.hpp"
 
-// Order of the checks (first failure wins), spec/mq.md §9.2 [D]; IBM's own precedence between the
-// checks is not documented anywhere public [I], so each boundary below is our decision:
+// Order of the checks (first failure wins): docs/design/errors.md, validation order [D]; IBM's own
+// precedence between the checks is not documented anywhere public [I], so each boundary below is our
+// decision:
 //
 //  0. An integer encoding that is neither normal (1) nor reversed (2): nothing can be read
 //     → MQRC_FORMAT_ERROR (2110) [D]. No MQFB code describes it; 2110 is what MQ itself reports for
-//     data it cannot interpret by its format (spec/mq.md §1.5 LL-TECHNOTE, §4.1).
+//     data it cannot interpret by its format [C: LL-TECHNOTE].
 //  0b. A CodedCharSetId the bridge cannot read characters in (codepage::supported: 037, 500, 1047,
 //     1140, 819, 1208) → MQRC_NOT_CONVERTED (2119) naming MQMD.CodedCharSetId [D]. MQCCSI_Q_MGR (0)
 //     is one of them: the caller resolves it first. Nothing after the MQMD can be read without a
 //     character set, and a message the bridge cannot interpret is an error, never guessed at
-//     (spec/mq.md §1.4 [C] DATACONV "cannot recognize the header format"; ARCHITECTURE.md
-//     "Character data"). No MQFB code describes it; 2119 is MQ's "message data not converted".
+//     ([C: DATACONV] "cannot recognize the header format"; docs/design/character-data.md). No MQFB
+//     code describes it; 2119 is MQ's "message data not converted".
 //  1. Format MQFMT_IMS: data shorter than 84 bytes, or an MQIIH that does not decode (StrucId,
-//     Version, StrucLength) → MQFB_IIH_ERROR (296) (spec/mq.md §9.2 (a), §1.7 [C]). Then, each
+//     Version, StrucLength) → MQFB_IIH_ERROR (296) (the checks MQPUT makes [C: RC2148]). Then, each
 //     → MQFB_IIH_ERROR (296) [D], in field order:
 //     a. a StrucId in the other character family (ASCII vs EBCDIC) than the MQMD's CCSID: the MQIIH
 //        was not converted to the CCSID the MQMD names, which it must be in, and the data after it
-//        is in the MQIIH's CCSID (spec/mq.md §1.4 [C]), so neither can be read;
-//     b. TranState not ' ', 'C' or 'A' (spec/mq.md §1.2 [C] MQITS_*). A NUL TranState — an
+//        is in the MQIIH's CCSID [C: IIH-DOC], so neither can be read;
+//     b. TranState not ' ', 'C' or 'A' (MQITS_* [C: CMQC-PY, IIH-TRANSTATE]). A NUL TranState — an
 //        application that left the byte zero — is ' ': an MQCHAR whose value ends at once is blank
-//        (spec/mq.md §0 [C] MQCHARn) [D];
-//     c. CommitMode not '0' or '1' (spec/mq.md §1.2 [C] MQICM_*).
-//     SecurityScope is not checked: anything but 'F' is 'C' (spec/mq.md §1.3 [C] IIH-SECSCOPE).
+//        (MQCHARn [C: CMQC-H, PUTDATE-DOC]) [D];
+//     c. CommitMode not '0' or '1' (MQICM_* [C: CMQC-PY, IIH-COMMIT]).
+//     SecurityScope is not checked: anything but 'F' is 'C' [C: IIH-SECSCOPE].
 //  2. No data after the MQIIH (or no data at all) → MQFB_DATA_LENGTH_ZERO (291) [D]: IBM's sum rule
 //     alone would pass (0 + 84 == 84) but IMS cannot run a message without a transaction code; the
-//     application data length is zero, which is what 291 says (spec/mq.md §4.1 [C] FEEDBACK-ZH).
+//     application data length is zero, which is what 291 says [C: FEEDBACK-ZH].
 //  3. The LLZZ walk, segment by segment, from the first:
 //     a. fewer than 4 bytes left (no room for LLZZ): the segments so far add up to the length minus
-//        1, 2 or 3. One byte left → MQFB_LENGTH_OFF_BY_ONE (295), the sum is one short (§9.2);
-//        2 or 3 bytes → MQFB_BUFFER_OVERFLOW (294), the sum does not match (§9.2). The LL value
+//        1, 2 or 3. One byte left → MQFB_LENGTH_OFF_BY_ONE (295), the sum is one short;
+//        2 or 3 bytes → MQFB_BUFFER_OVERFLOW (294), the sum does not match. The LL value
 //        of a 2- or 3-byte tail is not judged [D]: those bytes cannot be a segment whatever they say.
-//     b. LL < 0 as a signed halfword → MQFB_DATA_LENGTH_NEGATIVE (292) (§9.2).
-//     c. LL == 0 → MQFB_DATA_LENGTH_ZERO (291) (§9.2).
-//     d. LL > 32764 → MQFB_DATA_LENGTH_TOO_BIG (293) (§1.5 [D] limit). Checked before the fit in
-//        the buffer [D]: an LL that no message may carry is wrong whatever follows it.
-//     e. LL 1..3: shorter than its own LLZZ → MQFB_BUFFER_OVERFLOW (294) [D] (§9.2 "LL < 4").
-//     f. LL beyond the end of the data → MQFB_BUFFER_OVERFLOW (294) (§9.2), including a sum one
-//        byte long: 295 names a length "one byte too short" (§4.1 [I]), never one too long.
+//     b. LL < 0 as a signed halfword → MQFB_DATA_LENGTH_NEGATIVE (292).
+//     c. LL == 0 → MQFB_DATA_LENGTH_ZERO (291).
+//     d. LL > 32764 → MQFB_DATA_LENGTH_TOO_BIG (293) (the limit is our choice [D] between IBM's 32764
+//        and 32767 [C: LL-TECHNOTE, SEGMENTATION]). Checked before the fit in the buffer [D]: an LL
+//        that no message may carry is wrong whatever follows it.
+//     e. LL 1..3: shorter than its own LLZZ → MQFB_BUFFER_OVERFLOW (294) [D] ("LL < 4").
+//     f. LL beyond the end of the data → MQFB_BUFFER_OVERFLOW (294), including a sum one
+//        byte long: 295 names a length "one byte too short" [I], never one too long.
 //  A walk that ends exactly at the end of the data is valid: sum(LL) + MQIIH length == message
-//  length (spec/mq.md §1.5 [C] BRIDGE-MSGS).
+//  length [C: BRIDGE-MSGS].
 
 namespace imsb::mq {
 namespace {
@@ -108,9 +110,9 @@ std::optional<decode_error> check_iih(const mqiih& iih, bytes_view struc_id, std
   return std::nullopt;
 }
 
-// MQIIH.MFSMapName and LTermOverride are "ignored if the first byte is blank or null" (spec/mq.md
-// §1.3 [C] IIH-MFS, IIH-LTERM): such a field gives no name, 8 blanks. Otherwise its MQCHAR8 value,
-// which a NUL ends (spec/mq.md §0 [C]), blank padded as without an MQIIH.
+// MQIIH.MFSMapName and LTermOverride are "ignored if the first byte is blank or null" [C: IIH-MFS,
+// IIH-LTERM]: such a field gives no name, 8 blanks. Otherwise its MQCHAR8 value, which a NUL ends
+// [C: CMQC-H, PUTDATE-DOC], blank padded as without an MQIIH.
 std::string iih_name(const std::string& field) {
   if (field.empty() || field[0] == ' ' || field[0] == '\0') return std::string(8, ' ');
   return codepage::pad_field(codepage::field_value(field), 8);
@@ -192,7 +194,7 @@ result<bridge_request> validate_bridge_message(bytes_view data, std::string_view
   if (auto bad = check_ccsid(ccsid)) return *bad;
 
   bridge_request req;
-  // Compared by value so that a NUL-ended "MQIMS" matches too (MQCHARn semantics, spec/mq.md §0).
+  // Compared by value so that a NUL-ended "MQIMS" matches too (MQCHARn semantics [C: CMQC-H]).
   const bool with_iih = codepage::field_value(mqmd_format) == codepage::field_value(MQFMT_IMS);
   if (with_iih) {
     if (data.size() < MQIIH_LENGTH_1) {
@@ -216,10 +218,10 @@ result<bridge_request> validate_bridge_message(bytes_view data, std::string_view
   if (!segments) return segments.error();
   req.segments = std::move(segments).value();
 
-  // The data after LLZZ is in the MQIIH's CCSID, which is the MQMD's (spec/mq.md §1.4 [C]; step 1a
-  // made sure of it), so both the trancode and its first character are read in `ccsid`.
+  // The data after LLZZ is in the MQIIH's CCSID, which is the MQMD's ([C: IIH-DOC]; step 1a made sure
+  // of it), so both the trancode and its first character are read in `ccsid`.
   req.trancode = effective_trancode(req.segments.front().text, ccsid);
-  // An IMS command starts with '/' (spec/mq.md §1.5 [C]); an empty first segment gives a blank.
+  // An IMS command starts with '/' [C: BRIDGE-MSGS]; an empty first segment gives a blank.
   req.is_command = req.trancode.front() == '/';
 
   if (req.iih) {
@@ -227,12 +229,12 @@ result<bridge_request> validate_bridge_message(bytes_view data, std::string_view
     // Step 1b: a NUL TranState is blank.
     req.tran_state = req.iih->tran_state == '\0' ? MQITS_NOT_IN_CONVERSATION : req.iih->tran_state;
     // "If neither MQISS_CHECK nor MQISS_FULL is specified for this field, MQISS_CHECK is assumed."
-    // spec/mq.md §1.3 [C] IIH-SECSCOPE.
+    // [C: IIH-SECSCOPE].
     req.security_scope = req.iih->security_scope == MQISS_FULL ? MQISS_FULL : MQISS_CHECK;
     req.mfs_map_name = iih_name(req.iih->mfs_map_name);
     req.lterm_override = iih_name(req.iih->lterm_override);
   } else {
-    // Defaults without an MQIIH, spec/mq.md §1.5 [C] BRIDGE-MSGS (seed 004).
+    // Defaults without an MQIIH [C: BRIDGE-MSGS].
     req.commit_mode = MQICM_COMMIT_THEN_SEND;
     req.tran_state = MQITS_NOT_IN_CONVERSATION;
     req.security_scope = MQISS_CHECK;

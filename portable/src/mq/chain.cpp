@@ -11,7 +11,7 @@ namespace imsb::mq {
 namespace {
 
 // Values that say nothing about the data that follows fall back to the header's own [D]: an
-// MQDLH_DEFAULT has Encoding 0 and CodedCharSetId MQCCSI_UNDEFINED (spec/mq.md §3.1 [C]).
+// MQDLH_DEFAULT has Encoding 0 and CodedCharSetId MQCCSI_UNDEFINED [C: MQGO-DLH].
 std::int32_t next_encoding(std::int32_t field, std::int32_t current) noexcept {
   return encoding_integer_known(field) ? field : current;
 }
@@ -56,7 +56,7 @@ result<link> decode_link(const layout& l, bytes_view in, std::int32_t enc, std::
   auto r = decode_mqiih(in, enc, cc);
   if (!r) return r.error();
   // The data after the MQIIH is in the MQIIH's CCSID and encoding; its own Encoding and
-  // CodedCharSetId fields are "Reserved" (spec/mq.md §1.3, §1.4 [C]).
+  // CodedCharSetId fields are "Reserved" [C: IIH-DOC, IIH-DOC-ZH].
   link k{{}, r->format, enc, cc};
   k.value = std::move(r.value());
   return k;
@@ -84,7 +84,7 @@ std::optional<header_encoding> detect_header_encoding(bytes_view header, std::st
   header_encoding h;
   h.encoding = ebcdic ? MQENC_NATIVE_ZOS : MQENC_NATIVE_LINUX_X86;
   h.ccsid = ebcdic ? codepage::ccsid_037 : codepage::ccsid_819;
-  // 1 and 2 are every Version the MQMD, MQDLH, MQXQH and MQIIH have (spec/mq.md §1.1, §2.1, §3.1 [C]).
+  // 1 and 2 are every Version the MQMD, MQDLH, MQXQH and MQIIH have [C: CMQC-H, CMQC-PY].
   auto known_version = [](std::int32_t v) { return v == MQMD_VERSION_1 || v == MQMD_VERSION_2; };
   if (header.size() >= 8) {
     if (known_version(load_i32(header.data() + 4, byte_order::big))) {

@@ -1,7 +1,7 @@
 #pragma once
 // Private to the mq codecs: the one generic reader and writer that pair the field visitors of the
 // typed structures (visit_*_fields) with the rows of the layout tables (layout.hpp), so that no
-// offset is written twice (STYLE.md "Redpanda").
+// offset is written twice (docs/design/style.md, "Redpanda").
 
 #include <array>
 #include <cassert>
@@ -19,7 +19,7 @@
 namespace imsb::mq::detail {
 
 // The character family a StrucId is written in. IBM's queue managers put StrucIds in the CCSID of
-// the structure, so on the wire they appear in ASCII or EBCDIC (spec/mq.md §0 [C] WIRESHARK).
+// the structure, so on the wire they appear in ASCII or EBCDIC [C: WIRESHARK].
 enum class family { unknown, ascii, ebcdic };
 
 // `id` (4 bytes) spells `expected` (capital letters and blanks) in ASCII or in EBCDIC. The EBCDIC
@@ -83,7 +83,7 @@ class field_reader {
     for (std::size_t i = 0; i < N && i < d.length; ++i) v[i] = base_[d.offset + i];
   }
   // An embedded MQMD (MQXQH.MsgDesc) is always the 324-byte version-1 layout, whatever its Version
-  // says (spec/mq.md §7.4 [C]); the version-2 members are left as they are.
+  // says [C: XQH-DOC]; the version-2 members are left as they are.
   void read(const field_desc& d, mqmd& v) const {
     visit_mqmd_fields(field_reader(base_ + d.offset, mqmd_layout(MQMD_VERSION_1), order_, ccsid_), v);
     v.chars_ccsid = ccsid_;

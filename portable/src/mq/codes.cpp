@@ -18,10 +18,10 @@ namespace {
 
 // Every MQRC_* of IBM's cmqc.h (MQ 9.1.1 build p911-L190205, the public copy in the elastic/beats
 // repository, x-pack/metricbeat/module/ibmmq/ibmqlib/inc/cmqc.h): each name and value checked against
-// it. The codes the spec names (§2-§4, §7 [C] CMQC-PY) keep their meanings, after IBM's reason-code
-// pages; the other meanings are our own one-line summaries. Two names there share a value with
-// another and are only mentioned in its meaning: MQRC_TRUNCATED (2120), MQRC_STORAGE_MEDIUM_FULL
-// (2192). Kept in value order.
+// it. The codes of the MQMD, MQDLH, bridge and name-resolution rules [C: CMQC-PY] keep their meanings,
+// after IBM's reason-code pages; the other meanings are our own one-line summaries. Two names there
+// share a value with another and are only mentioned in its meaning: MQRC_TRUNCATED (2120),
+// MQRC_STORAGE_MEDIUM_FULL (2192). Kept in value order.
 constexpr code_info mqrc_table[] = {
     IMSB_CODE(MQRC_NONE, "no reason to report"),
     IMSB_CODE(MQRC_APPL_FIRST, "lowest reason code an application or exit may define for itself"),
@@ -807,9 +807,9 @@ constexpr code_info mqrc_table[] = {
                 "the join options of an existing subscription cannot be changed"),
 };
 
-// Every MQFB_* of the same cmqc.h, names and values checked against it. Values and meanings of
-// spec/mq.md §2.4 and §4.1 [C] are kept (meanings of 292..300 are [I] there); the other meanings are
-// our own one-line summaries.
+// Every MQFB_* of the same cmqc.h, names and values checked against it. Values and meanings IBM
+// documents [C: CMQC-PY, FB-TABLE-ZH, FEEDBACK-DOC] are kept (the meanings of 292..300 are [I]); the
+// other meanings are our own one-line summaries.
 constexpr code_info mqfb_table[] = {
     IMSB_CODE(MQFB_NONE, "no feedback"),
     IMSB_CODE(MQFB_SYSTEM_FIRST, "lowest system feedback value"),
@@ -938,7 +938,7 @@ std::string hex(std::uint32_t v, int min_digits) {
 }
 
 // All of IBM's reason codes for the MQI lie in 2001..2600 and those of the MQ C++ classes in
-// 6100..6130 (cmqc.h, see above); no feedback value does. A value in this band that the table does
+// 6100..6130 (IBM's cmqc.h, see above); no feedback value does. A value in this band that the table does
 // not have is a reason code from a newer MQ, not an unknown feedback.
 constexpr std::int32_t mqrc_band_first = 2000;
 constexpr std::int32_t mqrc_band_last = 6999;
@@ -982,7 +982,7 @@ std::string describe_reason(std::int32_t rc) {
 std::string describe_feedback(std::int32_t fb) {
   // IBM's mapping of OTMA NAKs: "The IMS-OTMA sense code is converted from a hexadecimal number to a
   // decimal number. 300 is added ... sense code 0x001A ... 600 is added" to the reason code
-  // spec/mq.md §4.1 [C] IMS-FB-CODES. The bounds themselves are sense codes too, so ranges come first.
+  // [C: IMS-FB-CODES]. The bounds themselves are sense codes too, so ranges come first.
   if (fb >= MQFB_IMS_FIRST && fb <= MQFB_IMS_LAST) {
     const auto sense = static_cast<std::uint32_t>(fb - MQFB_IMS_ERROR);
     return "MQFB_IMS_ERROR+" + std::to_string(sense) + " (" + std::to_string(fb) +
@@ -994,7 +994,7 @@ std::string describe_feedback(std::int32_t fb) {
            "): OTMA NAK sense X'001A', reason X'" + hex(reason, 2) + "'";
   }
   if (const code_info* c = find_mqfb(fb)) return named(*c);
-  // The Feedback field may also hold an MQRC_* value (spec/mq.md §2.4 [C] FEEDBACK-DOC), but not the
+  // The Feedback field may also hold an MQRC_* value [C: FEEDBACK-DOC], but not the
   // bounds of the application-defined reason codes (900, 999): those numbers are system feedback.
   if (fb > MQRC_APPL_LAST) {
     if (const code_info* c = find_mqrc(fb)) return named(*c);

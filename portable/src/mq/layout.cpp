@@ -11,7 +11,7 @@ namespace {
 
 using K = field_kind;
 
-// spec/mq.md §2.1 [C] CMQC-H, CMQC-PY. Version 1 is the first 24 fields (324 bytes).
+// [C: CMQC-H, CMQC-PY]. Version 1 is the first 24 fields (324 bytes).
 constexpr field_desc mqmd_fields[] = {
     {"StrucId", 0, 4, K::mqchar},
     {"Version", 4, 4, K::mqlong},
@@ -46,7 +46,7 @@ constexpr field_desc mqmd_fields[] = {
 };
 constexpr std::size_t mqmd_v1_count = 24;
 
-// spec/mq.md §1.1 [C] CMQC-H, IIH-DOC.
+// [C: CMQC-H, IIH-DOC].
 constexpr field_desc mqiih_fields[] = {
     {"StrucId", 0, 4, K::mqchar},         {"Version", 4, 4, K::mqlong},
     {"StrucLength", 8, 4, K::mqlong},     {"Encoding", 12, 4, K::mqlong},
@@ -58,7 +58,7 @@ constexpr field_desc mqiih_fields[] = {
     {"SecurityScope", 82, 1, K::mqchar},  {"Reserved", 83, 1, K::mqchar},
 };
 
-// spec/mq.md §3.1 [C] CMQC-H, MQGO-DLH.
+// [C: CMQC-H, MQGO-DLH].
 constexpr field_desc mqdlh_fields[] = {
     {"StrucId", 0, 4, K::mqchar},          {"Version", 4, 4, K::mqlong},
     {"Reason", 8, 4, K::mqlong},           {"DestQName", 12, 48, K::mqchar},
@@ -68,7 +68,7 @@ constexpr field_desc mqdlh_fields[] = {
     {"PutDate", 156, 8, K::mqchar},        {"PutTime", 164, 8, K::mqchar},
 };
 
-// spec/mq.md §7.4 [C] CMQC-H, XQH-DOC.
+// [C: CMQC-H, XQH-DOC].
 constexpr field_desc mqxqh_fields[] = {
     {"StrucId", 0, 4, K::mqchar},          {"Version", 4, 4, K::mqlong},    {"RemoteQName", 8, 48, K::mqchar},
     {"RemoteQMgrName", 56, 48, K::mqchar}, {"MsgDesc", 104, 324, K::mqmd1},
@@ -81,7 +81,7 @@ constexpr layout mqdlh = {"MQDLH", mqdlh_fields, std::size(mqdlh_fields), MQDLH_
 constexpr layout mqxqh = {"MQXQH", mqxqh_fields, std::size(mqxqh_fields), MQXQH_LENGTH_1};
 
 // The fields must tile the structure: each starts where the previous ended and the last ends at
-// the structure's length (spec/mq.md §0 [C]: no padding in MQ header structures).
+// the structure's length ([C: CMQC-H, CMQC-PY]: no padding in MQ header structures).
 constexpr bool tiles(const layout& l) {
   std::size_t next = 0;
   for (std::size_t i = 0; i < l.count; ++i) {

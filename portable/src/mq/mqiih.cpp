@@ -12,7 +12,7 @@ bool operator==(const mqiih& a, const mqiih& b) {
 }
 
 result<mqiih> decode_mqiih(bytes_view in, std::int32_t encoding, std::int32_t ccsid) {
-  // The checks of MQPUT for a message whose data contains an MQIIH (spec/mq.md §1.7 [C] RC2148), in
+  // The checks of MQPUT for a message whose data contains an MQIIH [C: RC2148], in
   // the order the fields appear.
   const byte_order order = integer_order(encoding);
   const layout& l = mqiih_layout();

@@ -12,7 +12,7 @@ bool operator==(const mqxqh& a, const mqxqh& b) {
 }
 
 result<mqxqh> decode_mqxqh(bytes_view in, std::int32_t encoding, std::int32_t ccsid) {
-  // An invalid MQXQH is MQRC_XQH_ERROR: StrucId, Version, buffer length (spec/mq.md §7.4 [C] RC2260).
+  // An invalid MQXQH is MQRC_XQH_ERROR: StrucId, Version, buffer length [C: RC2260].
   const byte_order order = integer_order(encoding);
   const layout& l = mqxqh_layout();
   auto start = detail::read_header_start(l, in, MQXQH_STRUC_ID, order, MQRC_XQH_ERROR);
@@ -36,9 +36,9 @@ result<mqxqh> decode_mqxqh(bytes_view in, std::int32_t encoding, std::int32_t cc
                                "is in the other character family (ASCII vs EBCDIC) than the MQXQH",
                                MQRC_XQH_ERROR, "MQXQH.MsgDesc", md_field.offset);
   }
-  // Version 2 is accepted [D] but changes nothing: MsgDesc is a 324-byte version-1 MQMD (spec/mq.md
-  // §7.4 [C]); field_reader and field_writer read and write a kind::mqmd1 field with the version-1
-  // layout only, keeping the Version value, so a round trip is byte-exact.
+  // Version 2 is accepted [D] but changes nothing: MsgDesc is a 324-byte version-1 MQMD [C: XQH-DOC];
+  // field_reader and field_writer read and write a kind::mqmd1 field with the version-1 layout only,
+  // keeping the Version value, so a round trip is byte-exact.
   if (md_start->version != MQMD_VERSION_1 && md_start->version != MQMD_VERSION_2) {
     return detail::field_error(md1, "Version", "is " + std::to_string(md_start->version) + ", must be 1 or 2",
                                MQRC_XQH_ERROR, "MQXQH.MsgDesc", md_field.offset);

@@ -10,7 +10,7 @@
 namespace imsb::mq {
 namespace {
 
-// MQCFH field offsets [C] cmqcfc.h: nine MQLONGs.
+// MQCFH field offsets [C] IBM's cmqcfc.h: nine MQLONGs.
 constexpr std::size_t cfh_field_offset(std::string_view name) {
   return name == "Type"           ? 0
          : name == "StrucLength"  ? 4
@@ -125,7 +125,7 @@ std::string structure_of(std::int32_t type) {
   }
 }
 
-// The smallest StrucLength of each parameter structure [C] cmqcfc.h: fixed parts.
+// The smallest StrucLength of each parameter structure [C] IBM's cmqcfc.h: fixed parts.
 std::int32_t min_length(std::int32_t type) {
   switch (type) {
     case MQCFT_INTEGER:
@@ -355,7 +355,7 @@ event_message bridge_event(bool started, std::string_view group, std::string_vie
       pcf_string(MQCA_Q_MGR_NAME, codepage::pad_field(qmgr_name, MQ_Q_MGR_NAME_LENGTH), ccsid));
   if (!started) m.parameters.push_back(pcf_integer(MQIACF_REASON_QUALIFIER, reason_qualifier));
   m.parameters.push_back(pcf_integer(MQIACF_BRIDGE_TYPE, MQBT_OTMA));
-  // XCF group name (8) then the IMS member name (16) [C] spec/mq.md §5.1.
+  // XCF group name (8) then the IMS member name (16) [C: BRIDGE-EVENT, MQGO-CONST].
   m.parameters.push_back(
       pcf_string(MQCACF_BRIDGE_NAME, codepage::pad_field(group, 8) + codepage::pad_field(member, 16), ccsid));
   if (!started) m.parameters.push_back(pcf_integer(MQIACF_ERROR_IDENTIFIER, error_identifier));
@@ -455,7 +455,7 @@ struct parameter_names {
   std::string_view field;
 };
 // The parameters of the events the bridge and the queue manager emit; more can be added as they
-// are needed. [C] cmqc.h / cmqcfc.h values, field names from IBM's event descriptions.
+// are needed. [C] IBM's cmqc.h / cmqcfc.h values, field names from IBM's event descriptions.
 constexpr parameter_names parameter_table[] = {
     {MQIACF_ERROR_IDENTIFIER, "MQIACF_ERROR_IDENTIFIER", "ErrorIdentifier"},
     {MQIACF_REASON_QUALIFIER, "MQIACF_REASON_QUALIFIER", "ReasonQualifier"},

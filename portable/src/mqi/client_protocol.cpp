@@ -22,7 +22,7 @@
 
 // The client protocol's frame codec [D] (client_protocol.hpp is its specification). One list of fields
 // per structure (record_fields below) drives both the writer and the reader, so that the two cannot
-// disagree on the order (STYLE.md "Redpanda").
+// disagree on the order (docs/design/style.md, "Redpanda").
 //
 // Every decode error is std::errc::bad_message: the peer sent something this end cannot have sent, and
 // the connection is dropped whatever the field was [D]. The field names the frame field
@@ -37,7 +37,7 @@ constexpr std::uint8_t magic[4] = {0x49, 0x4D, 0x51, 0x46};  // "IMQF" in ASCII 
 // The one canonical MQMD form on the wire: integers big-endian (MQENC_INTEGER_NORMAL etc.), ISO 8859-1.
 constexpr std::int32_t md_encoding = 0x00000111;
 constexpr std::int32_t md_ccsid = 819;
-constexpr std::size_t md_v1_length = 324;  // spec/mq.md §2.1 [C]
+constexpr std::size_t md_v1_length = 324;  // [C: CMQC-H, CMQC-PY]
 constexpr std::size_t md_v2_length = 364;
 constexpr std::uint8_t md_struc_id[4] = {0x4D, 0x44, 0x20, 0x20};  // "MD  " in ASCII
 constexpr std::uint16_t first_request = 1;

@@ -232,7 +232,7 @@ class command_parser {
   }
 
   // "Repeated parameters are not allowed. Repeating a parameter with its NO version, as in REPLACE
-  // NOREPLACE, is also not allowed." [C] spec/mq.md §6.2 MQSC-RULES
+  // NOREPLACE, is also not allowed." [C: MQSC-RULES]
   bool check_repeated(const std::map<std::string, source_position, std::less<>>& seen, const token& t) {
     const std::string& k = t.text;
     if (auto it = seen.find(k); it != seen.end())

@@ -238,8 +238,8 @@ const std::vector<std::pair<std::string_view, std::string_view>>& object_type_wo
 }
 
 const std::vector<supported_command>& supported_commands() {
-  // The one table of what imsbridge implements [D] (the MQSC issue's list). Names are required on every
-  // object that has one; QMGR and AUTHREC take none (AUTHREC names its profile with PROFILE()).
+  // The one table of what imsbridge implements [D]. Names are required on every object that has one;
+  // QMGR and AUTHREC take none (AUTHREC names its profile with PROFILE()).
   static const std::vector<supported_command> table = [] {
     std::vector<supported_command> t;
     for (std::string_view verb : {"DEFINE", "ALTER", "DELETE", "DISPLAY"})
@@ -258,8 +258,8 @@ const std::vector<supported_command>& supported_commands() {
     t.push_back({"STOP", "LISTENER", name_rule::optional});
     t.push_back({"START", "CHANNEL", name_rule::required});
     t.push_back({"STOP", "CHANNEL", name_rule::required});
-    t.push_back({"RESET", "TPIPE", name_rule::required});  // spec/mq.md §5.10 [C] RESET-TPIPE
-    t.push_back({"SUSPEND", "QMGR", name_rule::none});     // FACILITY(IMSBRIDGE), spec/mq.md §5.11 [C]
+    t.push_back({"RESET", "TPIPE", name_rule::required});  // [C: RESET-TPIPE]
+    t.push_back({"SUSPEND", "QMGR", name_rule::none});     // FACILITY(IMSBRIDGE) [C: CONTROL-BRIDGE]
     t.push_back({"RESUME", "QMGR", name_rule::none});
     t.push_back({"DISPLAY", "QSTATUS", name_rule::required});
     t.push_back({"DISPLAY", "CHSTATUS", name_rule::required});

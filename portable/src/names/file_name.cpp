@@ -53,7 +53,8 @@ std::optional<std::string> case_insensitive_problem(std::string_view name) {
     if (static_cast<unsigned char>(c) < 0x20 || refused.find(c) != std::string_view::npos) {
       return show_char(c) + at(i) + " is not allowed in a file name";
     }
-    if (c == '%') return "'%'" + at(i) + " is not used in file names on this profile (spec/mq.md §8.2 [D])";
+    if (c == '%')
+      return "'%'" + at(i) + " is not used in file names on this profile (docs/design/queue-manager.md [D])";
   }
   if (name.back() == '.' || name.back() == ' ')
     return "a file name must not end with " + show_char(name.back());

@@ -8,7 +8,7 @@ namespace imsb::names {
 
 namespace {
 
-constexpr std::size_t qmgr_stem_length = 8;   // "truncate it to eight characters" [C] spec/mq.md §8.1
+constexpr std::size_t qmgr_stem_length = 8;   // "truncate it to eight characters" [C: FILENAMES]
 constexpr std::size_t object_hash_chars = 7;  // '#' + 7 = an 8-character stem, as for queue managers
 
 // 64-bit FNV-1a over the name's bytes: byte-order independent, so a catalog written on s390x names
@@ -35,7 +35,7 @@ decode_error error(std::errc code, std::string field, std::size_t offset, std::s
   return decode_error{std::make_error_code(code), std::move(field), offset, std::move(detail)};
 }
 
-// Queue-manager names and object names are both 1–48 MQ characters (spec/mq.md §6.3 [C]); the
+// Queue-manager names and object names are both 1–48 MQ characters [C: NAMING-V6]; the
 // reason text says which name space refused the name.
 name_check check_real_name(std::string_view real_name, name_space space) {
   return space == name_space::queue_manager ? check_queue_manager_name(real_name, qmgr_platform::distributed)
@@ -53,7 +53,7 @@ file_name_map::file_name_map(fs_profile profile, name_space space) : profile_(pr
 std::string file_name_map::stem_of(std::string_view real_name) const {
   std::string stem;
   if (space_ == name_space::object) {
-    // "no simple relationship with the original object name" [C] spec/mq.md §8.2; hash [D].
+    // "no simple relationship with the original object name" [C: FILENAMES-V6]; hash [D].
     constexpr std::string_view base32 = "0123456789ABCDEFGHIJKLMNOPQRSTUV";
     std::uint64_t h = fnv1a64(real_name);
     stem.push_back('#');
@@ -66,7 +66,7 @@ std::string file_name_map::stem_of(std::string_view real_name) const {
   stem = transform_chars(real_name.substr(0, qmgr_stem_length));
   if (profile_ != fs_profile::posix) {
     for (char& c : stem) {
-      if (c == '%') c = '#';  // spec/mq.md §8.2 [D]; '#' is in no MQ name
+      if (c == '%') c = '#';  // [D] (docs/design/queue-manager.md); '#' is in no MQ name
     }
   }
   // A stem such as CON or LPT1 would make every suffixed name a device too ("CON.000" is CON).
@@ -80,7 +80,7 @@ result<std::string> file_name_map::transform(std::string_view real_name) {
   }
   if (auto it = by_real_.find(real_name); it != by_real_.end()) return by_sequence_.at(it->second).second;
 
-  // Rule 1 [C] spec/mq.md §8.1.
+  // Rule 1 [C: FILENAMES].
   std::string candidate = transform_chars(real_name);
   if (is_valid_file_name(candidate, profile_) && is_free(candidate))
     return record(real_name, std::move(candidate));

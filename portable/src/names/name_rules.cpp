@@ -13,9 +13,9 @@ bool is_upper(char c) noexcept { return c >= 'A' && c <= 'Z'; }
 bool is_lower(char c) noexcept { return c >= 'a' && c <= 'z'; }
 bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 bool is_upper_alnum(char c) noexcept { return is_upper(c) || is_digit(c); }
-// XCF: A–Z 0–9 and the national characters $ # @ (spec/otma-xcf.md §4.2 [C]).
+// XCF: A–Z 0–9 and the national characters $ # @ [C: XCF-NAMES2].
 bool is_xcf_char(char c) noexcept { return is_upper_alnum(c) || c == '$' || c == '#' || c == '@'; }
-// OTMA character type A: A–Z 0–9 @ $; '#' is not listed (spec/otma-xcf.md §2.11 [C]).
+// OTMA character type A: A–Z 0–9 @ $; '#' is not listed [C: IMS-NAMES].
 bool is_otma_char(char c) noexcept { return is_upper_alnum(c) || c == '$' || c == '@'; }
 
 using detail::show_char;
@@ -37,7 +37,7 @@ struct charset_rule {
   std::size_t max_length;  // of the name's field
   bool (*allowed)(char) noexcept;
   std::string_view charset_text;   // for the reason: "A-Z a-z 0-9 . / _ %"
-  std::string_view source;         // "spec/mq.md §6.3 [C]"
+  std::string_view source;         // "IBM MQ naming rules [C: NAMING-V6]"
   bool upper_case_only;            // report a lowercase letter as name_fault::lowercase
   std::string_view lowercase_why;  // the sentence that explains it
 };
@@ -120,16 +120,20 @@ name_check check_otma_prefixes(std::string_view name, const charset_rule& rule) 
 }
 
 name_check check_xcf_name(std::string_view name, xcf_rules rules, bool group) {
-  const std::size_t max_length = group ? 8 : 16;  // spec/otma-xcf.md §4.2 [C]
+  const std::size_t max_length = group ? 8 : 16;  // [C: XCF-NAMES2]
   const std::string_view what = group ? "XCF group name" : "XCF member name";
   if (rules == xcf_rules::xcf) {
-    const charset_rule rule{what, max_length,       is_xcf_char, xcf_text, "spec/otma-xcf.md §4.2 [C]",
+    const charset_rule rule{what, max_length,       is_xcf_char, xcf_text, "XCF naming rules [C: XCF-NAMES2]",
                             true, xcf_lowercase_why};
     return check_charset(name, rule);
   }
-  const charset_rule rule{
-      what, max_length,        is_otma_char, otma_text, "spec/otma-xcf.md §4.2 [D], §2.11 [C]",
-      true, otma_lowercase_why};
+  const charset_rule rule{what,
+                          max_length,
+                          is_otma_char,
+                          otma_text,
+                          "XCF and OTMA rules together [D]; OTMA's [C: IMS-NAMES]",
+                          true,
+                          otma_lowercase_why};
   if (auto p = check_charset(name, rule)) return p;
   if (is_digit(name[0])) {
     return make_problem(rule, name, name_fault::first_character, 0,
@@ -139,7 +143,7 @@ name_check check_xcf_name(std::string_view name, xcf_rules rules, bool group) {
   if (group) {
     return check_prefix(name, rule, "SYS", "XCF group names starting with SYS are IBM's");
   }
-  return check_reserved_word(name, rule);  // the member is an OTMA client name (§2.11 [C])
+  return check_reserved_word(name, rule);  // the member is an OTMA client name [C: IMS-NAMES]
 }
 
 }  // namespace
@@ -214,8 +218,9 @@ bool is_mq_name_char(char c) noexcept {
 }
 
 name_check check_mq_name(std::string_view name, std::size_t max_length, std::string_view what) {
-  const charset_rule rule{what,  max_length, is_mq_name_char, "A-Z a-z 0-9 . / _ %", "spec/mq.md §6.3 [C]",
-                          false, {}};
+  const charset_rule rule{
+      what,  max_length, is_mq_name_char, "A-Z a-z 0-9 . / _ %", "IBM MQ naming rules [C: NAMING-V6]",
+      false, {}};
   return check_charset(name, rule);
 }
 
@@ -225,7 +230,8 @@ name_check check_mq_object_name(std::string_view name, mq_object_type type) {
     case mq_object_type::queue_manager:
       return check_queue_manager_name(name, qmgr_platform::distributed);
     case mq_object_type::storage_class: {
-      const charset_rule rule{what, 8, is_upper_alnum, upper_alnum_text, "spec/mq.md §6.1 [C]", false, {}};
+      const charset_rule rule{what,  8, is_upper_alnum, upper_alnum_text, "DEFINE STGCLASS [C: STGCLASS]",
+                              false, {}};
       if (auto p = check_charset(name, rule)) return p;
       return check_first_upper(name, rule);
     }
@@ -234,7 +240,7 @@ name_check check_mq_object_name(std::string_view name, mq_object_type type) {
                               12,
                               is_upper_alnum,
                               upper_alnum_text,
-                              "spec/mq.md §6.3 [C] length; DEFINE CFSTRUCT characters [I]",
+                              "IBM MQ naming rules [C: NAMING-V6] length; DEFINE CFSTRUCT characters [I]",
                               false,
                               {}};
       if (auto p = check_charset(name, rule)) return p;
@@ -251,7 +257,7 @@ name_check check_queue_manager_name(std::string_view name, qmgr_platform platfor
                           4,
                           is_upper_alnum,
                           upper_alnum_text,
-                          "spec/mq.md §6.3 [C] length; subsystem-name characters [I]",
+                          "IBM MQ naming rules [C: NAMING-V6] length; subsystem-name characters [I]",
                           false,
                           {}};
   if (auto p = check_charset(name, rule)) return p;
@@ -259,7 +265,7 @@ name_check check_queue_manager_name(std::string_view name, qmgr_platform platfor
 }
 
 name_check check_no_system_prefix(std::string_view name) {
-  const charset_rule rule{"object name", 48, is_mq_name_char, {}, "spec/mq.md §6.3 [C] NAMING-OTHER",
+  const charset_rule rule{"object name", 48, is_mq_name_char, {}, "IBM MQ naming rules [C: NAMING-OTHER]",
                           false,         {}};
   return check_prefix(name, rule, "SYSTEM.", "SYSTEM.* names are reserved for queue-manager objects");
 }
@@ -273,8 +279,8 @@ name_check check_xcf_member_name(std::string_view name, xcf_rules rules) {
 }
 
 name_check check_tpipe_name(std::string_view name) {
-  const charset_rule rule{"Tpipe name",      8, is_otma_char, otma_text, "spec/otma-xcf.md §2.11 [C]", true,
-                          otma_lowercase_why};
+  const charset_rule rule{
+      "Tpipe name", 8, is_otma_char, otma_text, "OTMA naming rules [C: IMS-NAMES]", true, otma_lowercase_why};
   if (auto p = check_charset(name, rule)) return p;
   if (auto p = check_otma_prefixes(name, rule)) return p;
   if (auto p = check_reserved_word(name, rule)) return p;

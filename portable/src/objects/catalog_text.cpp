@@ -18,7 +18,7 @@
 //   - one AUTHREC line per authority record: exactly PROFILE, OBJTYPE, PRINCIPAL, GROUP and
 //     LIST AUTHORITIES in that order (both PRINCIPAL and GROUP are written, one of them '');
 //   - one FILE line per real ↔ file-name pair of a family whose objects are files (QUEUE, NAMELIST,
-//     PROCESS: seeds/000), in file_name_map::pairs() order: FILE <family> REAL(...) FILE(...).
+//     PROCESS [C: FILENAMES-V6]), in file_name_map::pairs() order: FILE <family> REAL(...) FILE(...).
 // The QMGR line is QMGR NAME(...) PROFILE(...) — the profile as names::to_string writes it — then the
 // queue manager's attributes. NAME and PROFILE are recognised by position, so an attribute that
 // happens to be called NAME or PROFILE is still just an attribute.
@@ -48,11 +48,12 @@
 //   1. Syntax, line by line: malformed lines and values, unknown line words and object types, a QMGR
 //      line other than line 2, repeated keywords (invalid_argument); unknown version (not_supported).
 //   2. FILE pairs, in text order, loaded with names::file_name_map::add so that names made by
-//      truncation plus suffix or by a case collision map the same after a restart (spec/mq.md §8.2
-//      [D]): the same pair twice (file_exists); a pair add() refuses (its own code: invalid_argument
-//      for a name that is not valid, file_exists for a real name or file already taken).
+//      truncation plus suffix or by a case collision map the same after a restart
+//      (docs/design/queue-manager.md [D]): the same pair twice (file_exists); a pair add() refuses
+//      (its own code: invalid_argument for a name that is not valid, file_exists for a real name or
+//      file already taken).
 //   3. Objects, in text order, with object_catalog::put: an object whose family already has that
-//      name (file_exists: the four queue types share one name space, spec/mq.md §6.3 [C]); a name
+//      name (file_exists: the four queue types share one name space [C: NAMING-V6]); a name
 //      put() refuses (its code). An object of a file family with no FILE pair gets one from
 //      transform() — lenient [D]: every pair already listed is loaded first, so a new name can never
 //      take a file another object had; the next encode writes the new pair.

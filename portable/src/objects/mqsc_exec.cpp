@@ -11,6 +11,7 @@
 #include <set>
 #include <utility>
 
+#include "imsb/core/messages.hpp"
 #include "imsb/mqsc/lexer.hpp"
 #include "imsb/mqsc/parser.hpp"
 #include "imsb/mqsc/vocabulary.hpp"
@@ -55,34 +56,47 @@ exec_outcome done(std::string text) {
 }
 
 struct type_messages {
-  std::string_view created, changed, deleted, details;
+  std::string created, changed, deleted, details;
 };
 
 // IBM's AMQ8006I "Queue created." ... AMQ8409I "Display Queue details." in our range [D].
 type_messages messages_of(object_family family) {
   switch (family) {
     case object_family::queue:
-      return {"IMB1001I: Queue created.", "IMB1002I: Queue changed.", "IMB1003I: Queue deleted.",
-              "IMB1004I: Display queue details."};
+      return {std::string(imsb::msg::IMB1001I) + ": Queue created.",
+              std::string(imsb::msg::IMB1002I) + ": Queue changed.",
+              std::string(imsb::msg::IMB1003I) + ": Queue deleted.",
+              std::string(imsb::msg::IMB1004I) + ": Display queue details."};
     case object_family::stgclass:
-      return {"IMB1005I: Storage class created.", "IMB1006I: Storage class changed.",
-              "IMB1007I: Storage class deleted.", "IMB1008I: Display storage class details."};
+      return {std::string(imsb::msg::IMB1005I) + ": Storage class created.",
+              std::string(imsb::msg::IMB1006I) + ": Storage class changed.",
+              std::string(imsb::msg::IMB1007I) + ": Storage class deleted.",
+              std::string(imsb::msg::IMB1008I) + ": Display storage class details."};
     case object_family::namelist:
-      return {"IMB1009I: Namelist created.", "IMB1010I: Namelist changed.", "IMB1011I: Namelist deleted.",
-              "IMB1012I: Display namelist details."};
+      return {std::string(imsb::msg::IMB1009I) + ": Namelist created.",
+              std::string(imsb::msg::IMB1010I) + ": Namelist changed.",
+              std::string(imsb::msg::IMB1011I) + ": Namelist deleted.",
+              std::string(imsb::msg::IMB1012I) + ": Display namelist details."};
     case object_family::process:
-      return {"IMB1013I: Process created.", "IMB1014I: Process changed.", "IMB1015I: Process deleted.",
-              "IMB1016I: Display process details."};
+      return {std::string(imsb::msg::IMB1013I) + ": Process created.",
+              std::string(imsb::msg::IMB1014I) + ": Process changed.",
+              std::string(imsb::msg::IMB1015I) + ": Process deleted.",
+              std::string(imsb::msg::IMB1016I) + ": Display process details."};
     case object_family::channel:
-      return {"IMB1017I: Channel created.", "IMB1018I: Channel changed.", "IMB1019I: Channel deleted.",
-              "IMB1020I: Display channel details."};
+      return {std::string(imsb::msg::IMB1017I) + ": Channel created.",
+              std::string(imsb::msg::IMB1018I) + ": Channel changed.",
+              std::string(imsb::msg::IMB1019I) + ": Channel deleted.",
+              std::string(imsb::msg::IMB1020I) + ": Display channel details."};
     case object_family::listener:
-      return {"IMB1021I: Listener created.", "IMB1022I: Listener changed.", "IMB1023I: Listener deleted.",
-              "IMB1024I: Display listener details."};
+      return {std::string(imsb::msg::IMB1021I) + ": Listener created.",
+              std::string(imsb::msg::IMB1022I) + ": Listener changed.",
+              std::string(imsb::msg::IMB1023I) + ": Listener deleted.",
+              std::string(imsb::msg::IMB1024I) + ": Display listener details."};
     case object_family::qmgr:
       break;
   }
-  return {"", "IMB1025I: Queue manager changed.", "", "IMB1026I: Display queue manager details."};
+  return {"", std::string(imsb::msg::IMB1025I) + ": Queue manager changed.", "",
+          std::string(imsb::msg::IMB1026I) + ": Display queue manager details."};
 }
 
 // "   KEYWORD(value)" two to a line, the second at column 44 as runmqsc lays them out; an item of 40
@@ -148,7 +162,7 @@ void add_attr_item(const object_record& rec, const attr_spec& spec, std::vector<
 // --- IBM keywords imsbridge does not implement ------------------------------------------------
 
 // Status attributes that DISPLAY QLOCAL / DISPLAY QUEUE can ask for on IBM MQ. They come from the running
-// queue manager (issue 5), not from the catalog, so they are "not implemented" here rather than unknown
+// queue manager, not from the catalog, so they are "not implemented" here rather than unknown
 // keywords [D]: a real-world script asking DISPLAY QLOCAL(*) WHERE(CURDEPTH GT 0) is reported as not
 // supported, not as an error in the script.
 bool is_status_keyword(std::string_view kw) {
@@ -158,7 +172,7 @@ bool is_status_keyword(std::string_view kw) {
 }
 
 // Reported as not supported rather than unknown, so that real-world scripts for IBM MQ come out as
-// "applied or not supported" (issue 4 acceptance) [D]. Not exhaustive: IBM's common ones [I].
+// "applied or not supported" [D]. Not exhaustive: IBM's common ones [I].
 bool is_ibm_keyword(object_family family, std::string_view kw) {
   static const std::set<std::string_view> queue_words = {
       "ACCTQ",    "CAPEXPRY", "CFSTRUCT", "CLCHNAME", "CLWLPRTY", "CLWLRANK", "CLWLUSEQ", "CUSTOM",
@@ -238,7 +252,7 @@ std::optional<exec_outcome> check_zos_option(const command& cmd, const parameter
   if (local) return std::nullopt;
   return failure(
       exec_status::unsupported,
-      line("IMB1050E", cmd,
+      line(imsb::msg::IMB1050E, cmd,
            "keyword " + p.keyword + "(" + v + ") is not implemented by imsbridge: " + std::string(qsg_note)));
 }
 
@@ -257,38 +271,43 @@ std::optional<exec_outcome> check_attr(const command& cmd, object_type type, std
   if (spec == nullptr) {
     if (is_ibm_keyword(family_of(type), p.keyword))
       return failure(exec_status::unsupported,
-                     line("IMB1050E", cmd, kw + " is not implemented by imsbridge"));
-    return failure(exec_status::failed,
-                   line("IMB1040E", cmd, kw + " is not valid for " + std::string(to_mqsc_word(type))));
+                     line(imsb::msg::IMB1050E, cmd, kw + " is not implemented by imsbridge"));
+    return failure(exec_status::failed, line(imsb::msg::IMB1040E, cmd,
+                                             kw + " is not valid for " + std::string(to_mqsc_word(type))));
   }
   if (type == object_type::channel && !applies_to_chltype(*spec, chltype))
-    return failure(exec_status::failed,
-                   line("IMB1048E", cmd, kw + " does not apply to CHLTYPE(" + std::string(chltype) + ")"));
+    return failure(
+        exec_status::failed,
+        line(imsb::msg::IMB1048E, cmd, kw + " does not apply to CHLTYPE(" + std::string(chltype) + ")"));
   if (spec->read_only)
-    return failure(exec_status::failed, line("IMB1048E", cmd, kw + " is read-only and cannot be set"));
+    return failure(exec_status::failed,
+                   line(imsb::msg::IMB1048E, cmd, kw + " is read-only and cannot be set"));
   out.spec = spec;
   if (spec->kind == attr_kind::flag) {
-    if (p.has_parens) return failure(exec_status::failed, line("IMB1041E", cmd, kw + " takes no value"));
+    if (p.has_parens)
+      return failure(exec_status::failed, line(imsb::msg::IMB1041E, cmd, kw + " takes no value"));
     out.value = std::string(negative ? spec->off_word : spec->keyword);
     return std::nullopt;
   }
   if (!p.has_parens)
-    return failure(exec_status::failed, line("IMB1041E", cmd, kw + " needs a value in parentheses"));
+    return failure(exec_status::failed, line(imsb::msg::IMB1041E, cmd, kw + " needs a value in parentheses"));
   if (spec->kind == attr_kind::name_list) {
     checked_list l = check_list(*spec, p.values);
     if (!l.names)
-      return failure(exec_status::failed, line("IMB1041E", cmd, kw + ": value " + l.problem.reason));
+      return failure(exec_status::failed, line(imsb::msg::IMB1041E, cmd, kw + ": value " + l.problem.reason));
     out.list = std::move(*l.names);
     return std::nullopt;
   }
   if (p.values.size() != 1)
-    return failure(exec_status::failed,
-                   line("IMB1041E", cmd, kw + " takes one value, not " + std::to_string(p.values.size())));
+    return failure(
+        exec_status::failed,
+        line(imsb::msg::IMB1041E, cmd, kw + " takes one value, not " + std::to_string(p.values.size())));
   checked_value v = check_value(*spec, p.values[0]);
   if (!v.text) {
     const std::string text = kw + ": value '" + p.values[0].text + "' " + v.problem.reason;
-    if (v.problem.out_of_scope) return failure(exec_status::unsupported, line("IMB1050E", cmd, text));
-    return failure(exec_status::failed, line("IMB1041E", cmd, text));
+    if (v.problem.out_of_scope)
+      return failure(exec_status::unsupported, line(imsb::msg::IMB1050E, cmd, text));
+    return failure(exec_status::failed, line(imsb::msg::IMB1041E, cmd, text));
   }
   out.value = std::move(*v.text);
   return std::nullopt;
@@ -313,7 +332,8 @@ std::optional<exec_outcome> read_parameters(const object_catalog& catalog, const
     }
     if (verb == verb_kind::define && p.keyword == "LIKE") {
       if (!p.has_parens || p.values.size() != 1)
-        return failure(exec_status::failed, line("IMB1041E", cmd, "keyword LIKE needs one object name"));
+        return failure(exec_status::failed,
+                       line(imsb::msg::IMB1041E, cmd, "keyword LIKE needs one object name"));
       out.like = trim_trailing_blanks(p.values[0].text);
       continue;
     }
@@ -322,7 +342,7 @@ std::optional<exec_outcome> read_parameters(const object_catalog& catalog, const
       // The parser refuses both in MQSC text; a command a program builds may still carry both.
       if (out.replace && out.noreplace)
         return failure(exec_status::failed,
-                       line("IMB1048E", cmd, "keywords REPLACE and NOREPLACE: give only one"));
+                       line(imsb::msg::IMB1048E, cmd, "keywords REPLACE and NOREPLACE: give only one"));
       continue;
     }
     if (verb == verb_kind::alter && p.keyword == "FORCE") continue;
@@ -337,7 +357,7 @@ std::optional<exec_outcome> read_parameters(const object_catalog& catalog, const
       }
       if (p.keyword == "CHLTABLE" && type == object_type::channel) continue;
       return failure(exec_status::failed,
-                     line("IMB1040E", cmd, "keyword " + p.keyword + " is not valid on DELETE"));
+                     line(imsb::msg::IMB1040E, cmd, "keyword " + p.keyword + " is not valid on DELETE"));
     }
     if (type == object_type::channel && p.keyword == "CHLTYPE") continue;  // read before, by the caller
     attr_change c;
@@ -363,16 +383,16 @@ void apply_changes(object_record& rec, const std::vector<attr_change>& changes) 
 // Rules across attributes, checked on the resulting object of DEFINE and ALTER.
 std::optional<exec_outcome> check_result(const command& cmd, const object_record& rec, bool define) {
   if (rec.type == object_type::stgclass) {
-    // "the resultant values must both be blank or both non-blank" spec/mq.md §6.1 [C]
+    // "the resultant values must both be blank or both non-blank" [C: STGCLASS]
     const bool g = !rec.text("XCFGNAME").empty();
     const bool m = !rec.text("XCFMNAME").empty();
     if (g != m)
       return failure(exec_status::failed,
-                     line("IMB1047E", cmd,
+                     line(imsb::msg::IMB1047E, cmd,
                           g ? "keyword XCFGNAME: XCFMNAME must be given too (both blank or both non-blank, "
-                              "spec/mq.md §6.1)"
+                              "as IBM's DEFINE STGCLASS requires)"
                             : "keyword XCFMNAME: XCFGNAME must be given too (both blank or both non-blank, "
-                              "spec/mq.md §6.1)"));
+                              "as IBM's DEFINE STGCLASS requires)"));
   }
   if (define && rec.type == object_type::channel && rec.text("CHLTYPE") == "SDR" &&
       rec.name.rfind("SYSTEM.DEF.", 0) != 0) {
@@ -381,8 +401,9 @@ std::optional<exec_outcome> check_result(const command& cmd, const object_record
     // XMITQ, as IBM ships SYSTEM.DEF.SENDER) are not held to it.
     for (std::string_view k : {"CONNAME", "XMITQ"})
       if (rec.text(k).empty())
-        return failure(exec_status::failed,
-                       line("IMB1046E", cmd, "keyword " + std::string(k) + " is required for CHLTYPE(SDR)"));
+        return failure(
+            exec_status::failed,
+            line(imsb::msg::IMB1046E, cmd, "keyword " + std::string(k) + " is required for CHLTYPE(SDR)"));
   }
   return std::nullopt;
 }
@@ -418,7 +439,7 @@ object_record complete(const object_record& base, object_type type, std::string_
 std::optional<exec_outcome> check_object_name(const command& cmd, object_type type) {
   const std::string& n = cmd.name ? cmd.name->text : std::string();
   if (auto p = names::check_mq_object_name(n, name_rule_of(type)))
-    return failure(exec_status::failed, line("IMB1042E", cmd, "invalid name: " + p->reason));
+    return failure(exec_status::failed, line(imsb::msg::IMB1042E, cmd, "invalid name: " + p->reason));
   return std::nullopt;
 }
 
@@ -427,14 +448,14 @@ std::optional<exec_outcome> read_chltype(const command& cmd, std::string& chltyp
   const parameter* p = cmd.find("CHLTYPE");
   if (p == nullptr)
     return failure(exec_status::failed,
-                   line("IMB1046E", cmd, "keyword CHLTYPE is required on DEFINE CHANNEL"));
+                   line(imsb::msg::IMB1046E, cmd, "keyword CHLTYPE is required on DEFINE CHANNEL"));
   if (!p->has_parens || p->values.size() != 1)
-    return failure(exec_status::failed, line("IMB1041E", cmd, "keyword CHLTYPE takes one value"));
+    return failure(exec_status::failed, line(imsb::msg::IMB1041E, cmd, "keyword CHLTYPE takes one value"));
   checked_value v = check_value(*find_attr(object_type::channel, "CHLTYPE"), p->values[0]);
   if (!v.text) {
     const std::string text = "keyword CHLTYPE: value '" + p->values[0].text + "' " + v.problem.reason;
     return failure(v.problem.out_of_scope ? exec_status::unsupported : exec_status::failed,
-                   line(v.problem.out_of_scope ? "IMB1050E" : "IMB1041E", cmd, text));
+                   line(v.problem.out_of_scope ? imsb::msg::IMB1050E : imsb::msg::IMB1041E, cmd, text));
   }
   chltype = *v.text;
   return std::nullopt;
@@ -456,15 +477,15 @@ exec_outcome define_object(object_catalog& catalog, const command& cmd, object_t
     if (existing->type != type)
       // IBM refuses a REPLACE that would change the queue's type [I].
       return failure(exec_status::failed,
-                     line("IMB1045E", cmd,
+                     line(imsb::msg::IMB1045E, cmd,
                           "a " + std::string(to_mqsc_word(existing->type)) + " named '" + name +
                               "' already exists; a queue's type cannot be changed"));
     if (!cs.replace)
-      return failure(exec_status::failed,
-                     line("IMB1043E", cmd, "object '" + name + "' already exists (REPLACE replaces it)"));
+      return failure(exec_status::failed, line(imsb::msg::IMB1043E, cmd,
+                                               "object '" + name + "' already exists (REPLACE replaces it)"));
     if (type == object_type::channel && existing->text("CHLTYPE") != chltype)
       return failure(exec_status::failed,
-                     line("IMB1045E", cmd,
+                     line(imsb::msg::IMB1045E, cmd,
                           "channel '" + name + "' exists with CHLTYPE(" +
                               std::string(existing->text("CHLTYPE")) + "); REPLACE cannot change it"));
   }
@@ -476,7 +497,7 @@ exec_outcome define_object(object_catalog& catalog, const command& cmd, object_t
     if (base == nullptr || base->type != type ||
         (type == object_type::channel && base->text("CHLTYPE") != chltype))
       return failure(exec_status::failed,
-                     line("IMB1052E", cmd,
+                     line(imsb::msg::IMB1052E, cmd,
                           "keyword LIKE: no " + std::string(to_mqsc_word(type)) +
                               (type == object_type::channel ? " of CHLTYPE(" + chltype + ")" : "") +
                               " named '" + *cs.like + "'"));
@@ -487,7 +508,7 @@ exec_outcome define_object(object_catalog& catalog, const command& cmd, object_t
     if (def == nullptr || def->type != type ||
         (type == object_type::channel && def->text("CHLTYPE") != chltype))
       return failure(exec_status::failed,
-                     line("IMB1044E", cmd,
+                     line(imsb::msg::IMB1044E, cmd,
                           "default object '" + std::string(d) +
                               "' not found: DEFINE without LIKE copies its attributes from it"));
     base = def;
@@ -504,7 +525,8 @@ exec_outcome define_object(object_catalog& catalog, const command& cmd, object_t
   }
   auto put = catalog.put(std::move(rec));
   if (!put)
-    return failure(exec_status::failed, line("IMB1042E", cmd, "cannot be stored: " + put.error().detail));
+    return failure(exec_status::failed,
+                   line(imsb::msg::IMB1042E, cmd, "cannot be stored: " + put.error().detail));
   return done(std::string(messages_of(family).created));
 }
 
@@ -514,9 +536,9 @@ std::optional<exec_outcome> find_typed(const object_catalog& catalog, const comm
   const std::string name = cmd.name ? cmd.name->text : std::string();
   out = catalog.find(family_of(type), name);
   if (out == nullptr)
-    return failure(exec_status::failed, line("IMB1044E", cmd, "object '" + name + "' not found"));
+    return failure(exec_status::failed, line(imsb::msg::IMB1044E, cmd, "object '" + name + "' not found"));
   if (out->type != type)
-    return failure(exec_status::failed, line("IMB1045E", cmd,
+    return failure(exec_status::failed, line(imsb::msg::IMB1045E, cmd,
                                              "'" + name + "' is a " + std::string(to_mqsc_word(out->type)) +
                                                  ", not a " + std::string(to_mqsc_word(type))));
   return std::nullopt;
@@ -533,7 +555,7 @@ exec_outcome alter_object(object_catalog& catalog, const command& cmd, object_ty
       for (char& c : given)
         if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
       if (given != chltype)
-        return failure(exec_status::failed, line("IMB1048E", cmd,
+        return failure(exec_status::failed, line(imsb::msg::IMB1048E, cmd,
                                                  "keyword CHLTYPE: the channel is CHLTYPE(" + chltype +
                                                      "); it cannot be changed"));
     }
@@ -546,7 +568,8 @@ exec_outcome alter_object(object_catalog& catalog, const command& cmd, object_ty
   stamp(rec, ctx, false);
   auto put = catalog.put(std::move(rec));
   if (!put)
-    return failure(exec_status::failed, line("IMB1042E", cmd, "cannot be stored: " + put.error().detail));
+    return failure(exec_status::failed,
+                   line(imsb::msg::IMB1042E, cmd, "cannot be stored: " + put.error().detail));
   return done(std::string(messages_of(family_of(type)).changed));
 }
 
@@ -573,7 +596,7 @@ exec_outcome delete_object(object_catalog& catalog, const command& cmd, object_t
   if (auto f = find_typed(catalog, cmd, type, existing)) return *f;
   if (type == object_type::qlocal && ctx.messages_unseen)
     return failure(exec_status::failed,
-                   line("IMB1049E", cmd,
+                   line(imsb::msg::IMB1049E, cmd,
                         "queue manager not running: DELETE QLOCAL needs a running queue manager, the only "
                         "one that knows whether the queue holds messages (without PURGE one that does is "
                         "kept: MQRC_Q_NOT_EMPTY 2055); start it with strmqm and run the command again"));
@@ -649,7 +672,7 @@ std::optional<exec_outcome> status_needs_running(const command& cmd, const displ
                                                  const attr_spec* spec) {
   if (spec == nullptr || req.status || find_status_attr(req, spec->keyword) != spec) return std::nullopt;
   return failure(exec_status::failed,
-                 line("IMB1049E", cmd,
+                 line(imsb::msg::IMB1049E, cmd,
                       "queue manager not running: " + std::string(spec->keyword) +
                           " comes from the running queue manager; start it with strmqm, then ask again"));
 }
@@ -678,7 +701,7 @@ std::string upper_text(std::string s) {
 std::optional<exec_outcome> read_channel_type(const command& cmd, const parameter& p, display_request& req) {
   const std::string v = upper_text(trim_trailing_blanks(first_value_text(p)));
   if (!p.has_parens || p.values.size() != 1)
-    return failure(exec_status::failed, line("IMB1041E", cmd, "keyword TYPE takes one value"));
+    return failure(exec_status::failed, line(imsb::msg::IMB1041E, cmd, "keyword TYPE takes one value"));
   if (v == "ALL") return std::nullopt;
   if (chltype_bit_of(v) != 0) {
     req.chltype = v;
@@ -695,10 +718,10 @@ std::optional<exec_outcome> read_channel_type(const command& cmd, const paramete
   }
   if (ibm)
     return failure(exec_status::unsupported,
-                   line("IMB1050E", cmd,
+                   line(imsb::msg::IMB1050E, cmd,
                         "keyword TYPE(" + v +
                             ") is not implemented by imsbridge: " + std::string(chl.out_of_scope_reason)));
-  return failure(exec_status::failed, line("IMB1041E", cmd,
+  return failure(exec_status::failed, line(imsb::msg::IMB1041E, cmd,
                                            "keyword TYPE: value '" + first_value_text(p) +
                                                "' is not one of ALL, SDR, RCVR, SVRCONN"));
 }
@@ -711,7 +734,7 @@ bool is_where_forbidden(std::string_view kw) {
 std::optional<exec_outcome> read_where(const command& cmd, const parameter& p, display_request& req) {
   if (p.values.size() != 3)  // the parser sees to it; a command built by a program may not
     return failure(exec_status::failed,
-                   line("IMB1041E", cmd, "keyword WHERE needs (attribute operator value)"));
+                   line(imsb::msg::IMB1041E, cmd, "keyword WHERE needs (attribute operator value)"));
   where_clause w;
   w.attr = p.values[0].text;
   w.op = p.values[1].text;
@@ -719,21 +742,21 @@ std::optional<exec_outcome> read_where(const command& cmd, const parameter& p, d
   if (is_where_forbidden(w.attr))
     return failure(
         exec_status::failed,
-        line("IMB1048E", cmd, "keyword WHERE: attribute " + w.attr + " cannot be used in a filter"));
+        line(imsb::msg::IMB1048E, cmd, "keyword WHERE: attribute " + w.attr + " cannot be used in a filter"));
   const attr_spec* spec = find_display_attr(req.lookup_types, w.attr);
   if (spec == nullptr) spec = find_status_attr(req, w.attr);
   if (auto f = status_needs_running(cmd, req, spec)) return f;
   if (spec == nullptr && (is_ibm_keyword(family_of(req.lookup_types.front()), w.attr) || w.attr == "QTYPE"))
-    return failure(
-        exec_status::unsupported,
-        line("IMB1050E", cmd, "keyword WHERE: attribute " + w.attr + " is not implemented by imsbridge"));
+    return failure(exec_status::unsupported,
+                   line(imsb::msg::IMB1050E, cmd,
+                        "keyword WHERE: attribute " + w.attr + " is not implemented by imsbridge"));
   if (spec == nullptr)
-    return failure(
-        exec_status::failed,
-        line("IMB1040E", cmd, "keyword WHERE: attribute " + w.attr + " is not valid for " + cmd.object_type));
+    return failure(exec_status::failed,
+                   line(imsb::msg::IMB1040E, cmd,
+                        "keyword WHERE: attribute " + w.attr + " is not valid for " + cmd.object_type));
   w.flag = spec->kind == attr_kind::flag;
   if (w.flag && w.attr != spec->keyword)
-    return failure(exec_status::failed, line("IMB1048E", cmd,
+    return failure(exec_status::failed, line(imsb::msg::IMB1048E, cmd,
                                              "keyword WHERE: attribute " + w.attr + ": filter on " +
                                                  std::string(spec->keyword) + " with EQ YES or EQ NO"));
   w.attr = std::string(spec->keyword);
@@ -741,28 +764,28 @@ std::optional<exec_outcome> read_where(const command& cmd, const parameter& p, d
   w.list = spec->kind == attr_kind::name_list;
   const bool list_op = w.op == "CT" || w.op == "EX" || w.op == "CTG" || w.op == "EXG";
   if (list_op != w.list)
-    return failure(exec_status::failed, line("IMB1048E", cmd,
+    return failure(exec_status::failed, line(imsb::msg::IMB1048E, cmd,
                                              "keyword WHERE: operator " + w.op +
                                                  (w.list ? " does not apply to the list attribute "
                                                          : " applies only to list attributes, not ") +
                                                  w.attr));
   if (w.numeric && (w.op == "LK" || w.op == "NL"))
     return failure(exec_status::failed,
-                   line("IMB1048E", cmd,
+                   line(imsb::msg::IMB1048E, cmd,
                         "keyword WHERE: operator " + w.op + " does not apply to the integer " + w.attr));
   if (w.numeric && !is_integer_text(w.value))
-    return failure(exec_status::failed,
-                   line("IMB1041E", cmd, "keyword WHERE: value '" + w.value + "' is not an integer"));
+    return failure(exec_status::failed, line(imsb::msg::IMB1041E, cmd,
+                                             "keyword WHERE: value '" + w.value + "' is not an integer"));
   if (spec->kind == attr_kind::keyword || w.flag) w.value = upper_text(w.value);
   if (w.flag) {
     // A flag is filtered as YES (the keyword in force) or NO, with EQ or NE only [I] IBM WHERE.
     if (w.op != "EQ" && w.op != "NE")
-      return failure(exec_status::failed, line("IMB1048E", cmd,
+      return failure(exec_status::failed, line(imsb::msg::IMB1048E, cmd,
                                                "keyword WHERE: operator " + w.op + " does not apply to " +
                                                    w.attr + " (EQ or NE only)"));
     if (w.value != "YES" && w.value != "NO")
       return failure(exec_status::failed,
-                     line("IMB1041E", cmd,
+                     line(imsb::msg::IMB1041E, cmd,
                           "keyword WHERE: value '" + w.value + "' for " + w.attr + " is not one of YES, NO"));
   }
   req.attrs.insert(w.attr);
@@ -788,13 +811,13 @@ std::optional<exec_outcome> read_display(const object_catalog& catalog, const co
       const std::string word = v == "ALL" ? "ALL" : canonical ? std::string(*canonical) : v;
       if (word == "QCLUSTER")
         return failure(exec_status::unsupported,
-                       line("IMB1050E", cmd,
+                       line(imsb::msg::IMB1050E, cmd,
                             "keyword TYPE(QCLUSTER) is not implemented by imsbridge: clusters "
                             "are out of scope"));
       if (word != "ALL") {
         const auto t = object_type_from_mqsc(word);
         if (!t || family_of(*t) != object_family::queue || p.values.size() != 1)
-          return failure(exec_status::failed, line("IMB1041E", cmd,
+          return failure(exec_status::failed, line(imsb::msg::IMB1041E, cmd,
                                                    "keyword TYPE: value '" + v +
                                                        "' is not one of QLOCAL, QALIAS, QREMOTE, "
                                                        "QMODEL, ALL"));
@@ -821,10 +844,12 @@ std::optional<exec_outcome> read_display(const object_catalog& catalog, const co
     if (spec == nullptr) {
       const object_family family = family_of(req.lookup_types.front());
       if (is_ibm_keyword(family, p.keyword))
-        return failure(exec_status::unsupported,
-                       line("IMB1050E", cmd, "keyword " + p.keyword + " is not implemented by imsbridge"));
-      return failure(exec_status::failed,
-                     line("IMB1040E", cmd, "keyword " + p.keyword + " is not valid for " + cmd.object_type));
+        return failure(
+            exec_status::unsupported,
+            line(imsb::msg::IMB1050E, cmd, "keyword " + p.keyword + " is not implemented by imsbridge"));
+      return failure(
+          exec_status::failed,
+          line(imsb::msg::IMB1040E, cmd, "keyword " + p.keyword + " is not valid for " + cmd.object_type));
     }
     req.attrs.insert(std::string(spec->keyword));
     req.explicit_attrs = true;
@@ -832,15 +857,15 @@ std::optional<exec_outcome> read_display(const object_catalog& catalog, const co
       // KEYWORD(value) filters as well as asks, as IBM's DISPLAY ... CHLTYPE(SDR) does [I].
       if (p.values.size() != 1)
         return failure(exec_status::failed,
-                       line("IMB1041E", cmd, "keyword " + p.keyword + " takes one value"));
+                       line(imsb::msg::IMB1041E, cmd, "keyword " + p.keyword + " takes one value"));
       std::string v = trim_trailing_blanks(p.values[0].text);
       if (spec->kind == attr_kind::keyword) v = upper_text(std::move(v));  // CHLTYPE('sdr')
       if (spec->kind == attr_kind::integer) {
         checked_value cv = check_value(*spec, p.values[0]);
         if (!cv.text && v != "*")
-          return failure(
-              exec_status::failed,
-              line("IMB1041E", cmd, "keyword " + p.keyword + ": value '" + v + "' " + cv.problem.reason));
+          return failure(exec_status::failed,
+                         line(imsb::msg::IMB1041E, cmd,
+                              "keyword " + p.keyword + ": value '" + v + "' " + cv.problem.reason));
         if (cv.text) v = *cv.text;
       }
       if (v != "*") req.filters.emplace_back(std::string(spec->keyword), v);
@@ -960,7 +985,7 @@ exec_outcome display_objects(const object_catalog& catalog, const command& cmd,
   // IBM reports a DISPLAY whose name matches nothing as an object not found [I] (AMQ8147E); one whose
   // filters leave nothing shows nothing and has worked [I].
   if (matched == 0)
-    return failure(exec_status::failed, line("IMB1044E", cmd, "object '" + pattern + "' not found"));
+    return failure(exec_status::failed, line(imsb::msg::IMB1044E, cmd, "object '" + pattern + "' not found"));
   return out;
 }
 
@@ -1018,7 +1043,7 @@ std::optional<exec_outcome> read_authrec(const command& cmd, authrec_params& a, 
     auto one = [&](std::optional<std::string>& slot) -> std::optional<exec_outcome> {
       if (!p.has_parens || p.values.size() != 1 || trim_trailing_blanks(p.values[0].text).empty())
         return failure(exec_status::failed,
-                       line("IMB1041E", cmd, "keyword " + p.keyword + " needs one value"));
+                       line(imsb::msg::IMB1041E, cmd, "keyword " + p.keyword + " needs one value"));
       slot = trim_trailing_blanks(p.values[0].text);
       return std::nullopt;
     };
@@ -1027,13 +1052,13 @@ std::optional<exec_outcome> read_authrec(const command& cmd, authrec_params& a, 
       f = one(a.profile);
       if (!f && a.profile->size() > 48)
         f = failure(exec_status::failed,
-                    line("IMB1041E", cmd, "keyword PROFILE: value is longer than 48 characters"));
+                    line(imsb::msg::IMB1041E, cmd, "keyword PROFILE: value is longer than 48 characters"));
     } else if (p.keyword == "OBJTYPE") {
       f = one(a.objtype);
       if (!f && !is_authrec_objtype(*a.objtype))
-        f = failure(
-            exec_status::failed,
-            line("IMB1041E", cmd, "keyword OBJTYPE: value '" + *a.objtype + "' is not an object type"));
+        f = failure(exec_status::failed,
+                    line(imsb::msg::IMB1041E, cmd,
+                         "keyword OBJTYPE: value '" + *a.objtype + "' is not an object type"));
     } else if (p.keyword == "PRINCIPAL") {
       f = one(a.principal);
     } else if (p.keyword == "GROUP") {
@@ -1042,15 +1067,16 @@ std::optional<exec_outcome> read_authrec(const command& cmd, authrec_params& a, 
       auto& list = p.keyword == "AUTHADD" ? a.add : a.remove;
       (p.keyword == "AUTHADD" ? a.has_add : a.has_remove) = true;
       if (!p.has_parens)
-        return failure(exec_status::failed, line("IMB1041E", cmd, "keyword " + p.keyword + " needs a list"));
+        return failure(exec_status::failed,
+                       line(imsb::msg::IMB1041E, cmd, "keyword " + p.keyword + " needs a list"));
       for (const auto& v : p.values) {
         std::string w = v.text;
         for (char& c : w)
           if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
         if (!is_authority_word(w))
-          return failure(
-              exec_status::failed,
-              line("IMB1041E", cmd, "keyword " + p.keyword + ": value '" + v.text + "' is not an authority"));
+          return failure(exec_status::failed,
+                         line(imsb::msg::IMB1041E, cmd,
+                              "keyword " + p.keyword + ": value '" + v.text + "' is not an authority"));
         list.push_back(std::move(w));
       }
     } else if (!set && p.keyword == "MATCH") {
@@ -1059,11 +1085,11 @@ std::optional<exec_outcome> read_authrec(const command& cmd, authrec_params& a, 
         a.match = upper_text(*a.match);
         if (*a.match == "MEMBERSHIP")
           f = failure(exec_status::unsupported,
-                      line("IMB1050E", cmd,
+                      line(imsb::msg::IMB1050E, cmd,
                            "keyword MATCH(MEMBERSHIP) is not implemented by imsbridge: it needs the "
                            "operating system's group membership"));
         else if (*a.match != "PROFILE" && *a.match != "EXACT")
-          f = failure(exec_status::failed, line("IMB1041E", cmd,
+          f = failure(exec_status::failed, line(imsb::msg::IMB1041E, cmd,
                                                 "keyword MATCH: value '" + *a.match +
                                                     "' is not one of PROFILE, EXACT, MEMBERSHIP"));
       }
@@ -1073,27 +1099,30 @@ std::optional<exec_outcome> read_authrec(const command& cmd, authrec_params& a, 
     } else if (p.keyword == "SERVCOMP") {
       continue;
     } else {
-      return failure(
-          exec_status::failed,
-          line("IMB1040E", cmd, "keyword " + p.keyword + " is not valid for " + cmd.verb + " AUTHREC"));
+      return failure(exec_status::failed,
+                     line(imsb::msg::IMB1040E, cmd,
+                          "keyword " + p.keyword + " is not valid for " + cmd.verb + " AUTHREC"));
     }
     if (f) return f;
   }
   if (a.principal && a.group)
-    return failure(exec_status::failed, line("IMB1048E", cmd, "keywords PRINCIPAL and GROUP: give only one"));
+    return failure(exec_status::failed,
+                   line(imsb::msg::IMB1048E, cmd, "keywords PRINCIPAL and GROUP: give only one"));
   return std::nullopt;
 }
 
 std::optional<exec_outcome> require_entity(const command& cmd, authrec_params& a,
                                            const object_catalog& catalog) {
-  if (!a.objtype) return failure(exec_status::failed, line("IMB1046E", cmd, "keyword OBJTYPE is required"));
+  if (!a.objtype)
+    return failure(exec_status::failed, line(imsb::msg::IMB1046E, cmd, "keyword OBJTYPE is required"));
   if (!a.profile) {
     if (*a.objtype != "QMGR")
-      return failure(exec_status::failed, line("IMB1046E", cmd, "keyword PROFILE is required"));
+      return failure(exec_status::failed, line(imsb::msg::IMB1046E, cmd, "keyword PROFILE is required"));
     a.profile = catalog.qmgr_name();  // the queue manager's profile is its name [I]
   }
   if (!a.principal && !a.group)
-    return failure(exec_status::failed, line("IMB1046E", cmd, "keyword PRINCIPAL or GROUP is required"));
+    return failure(exec_status::failed,
+                   line(imsb::msg::IMB1046E, cmd, "keyword PRINCIPAL or GROUP is required"));
   return std::nullopt;
 }
 
@@ -1111,7 +1140,7 @@ std::optional<exec_outcome> expand_authorities(const command& cmd, std::string_v
   for (const std::string& w : words) {
     authority_expansion e = expand_authority(objtype, w);
     if (!e.applies)
-      return failure(exec_status::failed, line("IMB1041E", cmd,
+      return failure(exec_status::failed, line(imsb::msg::IMB1041E, cmd,
                                                "keyword " + std::string(keyword) + ": authority " + w +
                                                    " does not apply to OBJTYPE(" + objtype + ")"));
     out.insert(e.words.begin(), e.words.end());
@@ -1124,7 +1153,8 @@ exec_outcome set_authrec(object_catalog& catalog, const command& cmd) {
   if (auto f = read_authrec(cmd, a, true)) return *f;
   if (auto f = require_entity(cmd, a, catalog)) return *f;
   if (!a.has_add && !a.has_remove)
-    return failure(exec_status::failed, line("IMB1046E", cmd, "keyword AUTHADD or AUTHRMV is required"));
+    return failure(exec_status::failed,
+                   line(imsb::msg::IMB1046E, cmd, "keyword AUTHADD or AUTHRMV is required"));
   std::set<std::string> add, remove;
   if (auto f = expand_authorities(cmd, "AUTHADD", *a.objtype, a.add, add)) return *f;
   if (auto f = expand_authorities(cmd, "AUTHRMV", *a.objtype, a.remove, remove)) return *f;
@@ -1132,7 +1162,7 @@ exec_outcome set_authrec(object_catalog& catalog, const command& cmd) {
   auto it =
       std::find_if(recs.begin(), recs.end(), [&](const authority_record& r) { return same_entity(r, a); });
   if (it == recs.end() && !a.has_add)
-    return failure(exec_status::failed, line("IMB1044E", cmd,
+    return failure(exec_status::failed, line(imsb::msg::IMB1044E, cmd,
                                              "no authority record for profile '" + *a.profile +
                                                  "' and that entity: nothing to remove"));
   authority_record rec;
@@ -1151,7 +1181,7 @@ exec_outcome set_authrec(object_catalog& catalog, const command& cmd) {
     *it = std::move(rec);
   else
     recs.push_back(std::move(rec));
-  return done("IMB1027I: Authority record set.");
+  return done(std::string(imsb::msg::IMB1027I) + ": Authority record set.");
 }
 
 exec_outcome delete_authrec(object_catalog& catalog, const command& cmd) {
@@ -1163,9 +1193,9 @@ exec_outcome delete_authrec(object_catalog& catalog, const command& cmd) {
       std::find_if(recs.begin(), recs.end(), [&](const authority_record& r) { return same_entity(r, a); });
   if (it == recs.end())
     return failure(exec_status::failed,
-                   line("IMB1044E", cmd, "no authority record for profile '" + *a.profile + "'"));
+                   line(imsb::msg::IMB1044E, cmd, "no authority record for profile '" + *a.profile + "'"));
   recs.erase(it);
-  return done("IMB1028I: Authority record deleted.");
+  return done(std::string(imsb::msg::IMB1028I) + ": Authority record deleted.");
 }
 
 exec_outcome display_authrec(const object_catalog& catalog, const command& cmd) {
@@ -1181,7 +1211,7 @@ exec_outcome display_authrec(const object_catalog& catalog, const command& cmd) 
     if (a.objtype && r.objtype != *a.objtype) continue;
     if (a.principal && r.principal != *a.principal) continue;
     if (a.group && r.group != *a.group) continue;
-    out.lines.emplace_back("IMB1029I: Display authority record details.");
+    out.lines.emplace_back(std::string(imsb::msg::IMB1029I) + ": Display authority record details.");
     const bool principal = !r.principal.empty();
     lay_out({item("PROFILE", r.profile), item("ENTITY", principal ? r.principal : r.group),
              item("ENTTYPE", principal ? "PRINCIPAL" : "GROUP"), item("OBJTYPE", r.objtype),
@@ -1189,13 +1219,13 @@ exec_outcome display_authrec(const object_catalog& catalog, const command& cmd) 
             out.lines);
   }
   if (out.lines.empty())
-    return failure(exec_status::failed, line("IMB1044E", cmd, "no authority record matches"));
+    return failure(exec_status::failed, line(imsb::msg::IMB1044E, cmd, "no authority record matches"));
   return out;
 }
 
 // --- dispatch -----------------------------------------------------------------------------------
 
-// Commands that act on a running queue manager (issue 5).
+// Commands that act on a running queue manager.
 bool is_runtime_command(const command& cmd) {
   const std::string& v = cmd.verb;
   const std::string& o = cmd.object_type;
@@ -1211,15 +1241,16 @@ exec_outcome execute(object_catalog& catalog, const mqsc::command& cmd, const ex
     o.status = exec_status::end;
     return o;
   }
-  if (!cmd.supported) return failure(exec_status::unsupported, line("IMB1050E", cmd, cmd.unsupported_reason));
+  if (!cmd.supported)
+    return failure(exec_status::unsupported, line(imsb::msg::IMB1050E, cmd, cmd.unsupported_reason));
   if (is_runtime_command(cmd)) {
     if (!ctx.qmgr_running)
-      return failure(exec_status::failed, line("IMB1049E", cmd,
+      return failure(exec_status::failed, line(imsb::msg::IMB1049E, cmd,
                                                "queue manager not running: " + cmd.verb + " " +
                                                    cmd.object_type + " needs a running queue manager"));
-    return failure(
-        exec_status::unsupported,
-        line("IMB1050E", cmd, cmd.verb + " " + cmd.object_type + " is not implemented by imsbridge yet"));
+    return failure(exec_status::unsupported,
+                   line(imsb::msg::IMB1050E, cmd,
+                        cmd.verb + " " + cmd.object_type + " is not implemented by imsbridge yet"));
   }
   if (cmd.object_type == "AUTHREC") {
     if (cmd.verb == "SET") return set_authrec(catalog, cmd);
@@ -1237,13 +1268,13 @@ exec_outcome execute(object_catalog& catalog, const mqsc::command& cmd, const ex
   const auto type = object_type_from_mqsc(cmd.object_type);
   if (!type || *type == object_type::qmgr)
     return failure(exec_status::unsupported,
-                   line("IMB1050E", cmd, mqsc::unsupported_reason(cmd.verb, cmd.object_type)));
+                   line(imsb::msg::IMB1050E, cmd, mqsc::unsupported_reason(cmd.verb, cmd.object_type)));
   if (cmd.verb == "DEFINE") return define_object(catalog, cmd, *type, ctx);
   if (cmd.verb == "ALTER") return alter_object(catalog, cmd, *type, ctx);
   if (cmd.verb == "DELETE") return delete_object(catalog, cmd, *type, ctx);
   if (cmd.verb == "DISPLAY") return display_objects(catalog, cmd, {*type}, ctx);
   return failure(exec_status::unsupported,
-                 line("IMB1050E", cmd, mqsc::unsupported_reason(cmd.verb, cmd.object_type)));
+                 line(imsb::msg::IMB1050E, cmd, mqsc::unsupported_reason(cmd.verb, cmd.object_type)));
 }
 
 // --- run_script ---------------------------------------------------------------------------------
@@ -1344,7 +1375,7 @@ void script_runner::run_pending(std::vector<std::string>& lines) {
     ++progress_.read;
     ++progress_.syntax_errors;
     echo(progress_.read, src.lines, lines);
-    lines.push_back("IMB1051E: MQSC syntax error: " + e.message());
+    lines.push_back(std::string(imsb::msg::IMB1051E) + ": MQSC syntax error: " + e.message());
   }
 }
 
@@ -1436,8 +1467,8 @@ result<object_catalog> new_queue_manager(std::string_view qmgr_name, names::fs_p
   add(object_type::channel, "SYSTEM.DEF.RECEIVER", "RCVR");
   add(object_type::channel, "SYSTEM.DEF.SVRCONN", "SVRCONN");
   add(object_type::listener, "SYSTEM.DEFAULT.LISTENER.TCP");
-  // DEADQ and DEFXMITQ are made as local queues (a transmission queue is a QLOCAL USAGE(XMITQ),
-  // spec/mq.md §6.2 [C]; the DLQ one [D]). A name that is already a default queue of another type would
+  // DEADQ and DEFXMITQ are made as local queues (a transmission queue is a QLOCAL USAGE(XMITQ)
+  // [C: XMITQ-DEF]; the DLQ one [D]). A name that is already a default queue of another type would
   // replace that default, which DEFINE QMODEL/QALIAS/QREMOTE copy from, or leave DEADQ naming a model,
   // so it is refused. Queues only: namelists, processes and channels have their own name spaces.
   for (const object_record& r : objects) {

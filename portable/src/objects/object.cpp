@@ -51,7 +51,8 @@ object_family family_of(object_type type) noexcept {
 }
 
 std::string_view files_folder(object_family family) noexcept {
-  // IBM's folder names on UNIX [C] spec/mq.md §8.2 (queues/) and §9.7; namelist/ and procdef/ [I].
+  // IBM's folder names on UNIX: queues/ [C: CHEF-IIB, QIITA-DSPMQFLS]; namelist/ and procdef/ [I]; the
+  // layout is docs/design/queue-manager.md [D].
   switch (family) {
     case object_family::queue:
       return "queues";

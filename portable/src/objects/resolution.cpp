@@ -1,3 +1,12 @@
+// Name resolution (N = ObjectName, M = ObjectQMgrName) [C: NAMERES, QNAMERES-V6, QMALIAS, OPEN-REMOTE],
+// steps numbered as the comments below cite them (docs/design/queue-manager.md):
+//  1. M blank or the local queue manager: a. N is a local queue; b. N is a model queue (a dynamic
+//     queue is made from it); c. N is an alias queue: its base; d. N is a local definition of a remote
+//     queue: (RNAME, RQMNAME) through a transmission queue; e. N is not defined.
+//  2. M not blank and not local: a. M is a queue-manager alias (a QREMOTE with a blank RNAME);
+//     b. M names a local queue, which must be a transmission queue; c. else DEFXMITQ, if set; d. else
+//     MQRC_UNKNOWN_REMOTE_Q_MGR; e. N blank: MQRC_REMOTE_Q_NAME_ERROR.
+
 #include "imsb/objects/resolution.hpp"
 
 #include <string>
@@ -9,9 +18,9 @@ namespace {
 
 using namespace imsb::mq;  // NOLINT: MQRC_* read like the IBM documentation
 
-// spec/mq.md §7.4 [C] (cluster transmission queue may not be DEFXMITQ, §7.2 1d [C] RC2199).
+// [C: XQH-DOC] (the cluster transmission queue may not be DEFXMITQ, step 1d [C: RC2199]).
 constexpr std::string_view cluster_xmitq = "SYSTEM.CLUSTER.TRANSMIT.QUEUE";
-// MQ_Q_MGR_NAME_LENGTH, spec/mq.md §6 [C].
+// MQ_Q_MGR_NAME_LENGTH [C: NAMING-V6, MQGO-CONST].
 constexpr std::size_t qmgr_name_length = 48;
 
 std::string describe(const queue_definition& def) {
@@ -28,7 +37,7 @@ std::string describe(const queue_definition& def) {
   return def.name;
 }
 
-// Characters allowed in MQ object names: A-Z a-z 0-9 . / _ % (spec/mq.md §6 [C]).
+// Characters allowed in MQ object names: A-Z a-z 0-9 . / _ % [C: NAMING-V6].
 bool valid_name_char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '/' ||
          c == '_' || c == '%';
@@ -47,7 +56,7 @@ class resolver {
   explicit resolver(const catalog_snapshot& catalog) : catalog_(catalog), local_(catalog.qmgr.name) {}
 
   resolution output(std::string_view n, std::string_view m) {
-    // "ObjectQMgrName is resolved before ObjectName" spec/mq.md §7.1 [C].
+    // "ObjectQMgrName is resolved before ObjectName" [C: NAMERES].
     if (m.empty() || m == local_) return local_name(n);
     // An embedded blank or a character outside the name set: not a valid QM name [C] RC2086.
     if (!valid_qmgr_name(m)) return fail(MQRC_UNKNOWN_OBJECT_Q_MGR);
@@ -55,7 +64,7 @@ class resolver {
   }
 
  private:
-  // spec/mq.md §7.2 step 1: M blank or local.
+  // Step 1: M blank or local.
   resolution local_name(std::string_view n) {
     const queue_definition* def = catalog_.find(n);
     if (def == nullptr) return fail(MQRC_UNKNOWN_OBJECT_NAME);  // 1e [I]
@@ -76,7 +85,7 @@ class resolver {
     return fail(MQRC_UNKNOWN_OBJECT_NAME);
   }
 
-  // spec/mq.md §7.2 1c [C] ALIAS-BASE-EVENT, BASEQNAME-DOC; [I] the error-code mapping. The base is
+  // Step 1c [C: ALIAS-BASE-EVENT, BASEQNAME-DOC]; [I] the error-code mapping. The base is
   // resolved once: an alias of an alias (or of a model) is a type error, so there is no loop to guard.
   resolution alias(const queue_definition& def) {
     const queue_definition* base = catalog_.find(def.target);
@@ -88,7 +97,7 @@ class resolver {
     return fail(MQRC_ALIAS_BASE_Q_TYPE_ERROR);
   }
 
-  // spec/mq.md §7.2 1d: local definition of a remote queue.
+  // Step 1d: local definition of a remote queue.
   resolution remote_queue(const queue_definition& def) {
     if (def.rname.empty()) return fail(MQRC_REMOTE_Q_NAME_ERROR);                              // [C] RC2184
     if (def.rqmname.empty() || def.rqmname == local_) return fail(MQRC_UNKNOWN_REMOTE_Q_MGR);  // [C] RC2087
@@ -97,7 +106,7 @@ class resolver {
     return to_xmitq(def.rname, def.rqmname, def.xmitq);
   }
 
-  // spec/mq.md §7.2 step 2: M not blank and not local.
+  // Step 2: M not blank and not local.
   resolution remote_qmgr(std::string_view n, std::string_view m) {
     if (n.empty()) return fail(MQRC_REMOTE_Q_NAME_ERROR);  // 2e [C] RC2184
     const queue_definition* def = catalog_.find(m);
@@ -175,7 +184,7 @@ class resolver {
     r.resolved_q = std::move(q);
     r.resolved_qmgr = std::move(qm);
     r.local_queue = xmitq;
-    r.needs_xmit_header = true;  // spec/mq.md §7.1 [C] QNAMERES-V6
+    r.needs_xmit_header = true;  // [C: QNAMERES-V6]
     return r;
   }
 
@@ -216,7 +225,7 @@ resolution resolve_for_output(const catalog_snapshot& catalog, std::string_view 
 resolution resolve_for_input(const catalog_snapshot& catalog, std::string_view object_name,
                              std::string_view object_qmgr) {
   resolution r = resolve_for_output(catalog, object_name, object_qmgr);
-  // Input, browse or set must resolve to a local queue (spec/mq.md §7.1 [C]); the reason code for a
+  // Input, browse or set must resolve to a local queue [C: NAMERES]; the reason code for a
   // remote resolution is IBM's MQRC_OPTION_NOT_VALID_FOR_TYPE [I]. Errors found while resolving keep
   // their own reason [I].
   if (r.ok() && r.needs_xmit_header) {
@@ -231,10 +240,10 @@ resolution resolve_for_input(const catalog_snapshot& catalog, std::string_view o
 
 resolution resolve_at_receiver(const catalog_snapshot& catalog, std::string_view remote_q,
                                std::string_view remote_qmgr) {
-  // spec/mq.md §7.1 [C] RECV-CHAN: exactly as an application naming both the queue and the QM.
+  // [C: RECV-CHAN]: exactly as an application naming both the queue and the QM.
   resolution r = resolve_for_output(catalog, remote_q, remote_qmgr);
   std::string_view m = trim_name(remote_qmgr);
-  // Seed 002 [C]: "the queue manager name received in the transmission header is replaced with the
+  // [C: QMALIAS]: "the queue manager name received in the transmission header is replaced with the
   // RQMNAME" — visible as a resolved QM different from the one the header carried.
   r.header_qmgr_changed = r.ok() && !m.empty() && r.resolved_qmgr != m;
   return r;
@@ -244,7 +253,7 @@ bool apply_reply_to_alias(const catalog_snapshot& catalog, std::string& reply_to
                           std::string& reply_to_qmgr) {
   reply_to_q = std::string(trim_name(reply_to_q));
   reply_to_qmgr = std::string(trim_name(reply_to_qmgr));
-  // Only with ReplyToQMgr blank spec/mq.md §7.3 [C] REPLYALIAS-WMB.
+  // Only with ReplyToQMgr blank [C: REPLYALIAS-WMB].
   if (!reply_to_qmgr.empty()) return false;
   const queue_definition* def = reply_to_q.empty() ? nullptr : catalog.find(reply_to_q);
   if (def != nullptr && def->type == queue_type::remote) {

@@ -1,7 +1,8 @@
-// The attribute tables. Keywords, ranges, words and defaults are IBM's (spec/mq.md §6.1–6.2 [C] where
-// the spec has them; the MQSC command reference DEFINE QLOCAL, DEFINE CHANNEL ... and the default
-// objects' DISPLAY output for the rest [I]). What imsbridge leaves out of a keyword's values is marked
-// out of scope with the reason, so that such a command is reported as not supported [D].
+// The attribute tables. Keywords, ranges, words and defaults are IBM's (its DEFINE STGCLASS and DISPLAY
+// QUEUE pages [C: STGCLASS, STGCLASS-V6, DISPLAY-QUEUE] where they give them; the MQSC command reference
+// DEFINE QLOCAL, DEFINE CHANNEL ... and the default objects' DISPLAY output for the rest [I]). What
+// imsbridge leaves out of a keyword's values is marked out of scope with the reason, so that such a
+// command is reported as not supported [D].
 
 #include "imsb/objects/schema.hpp"
 
@@ -86,7 +87,7 @@ attr_spec channels(attr_spec s, std::uint8_t mask) {
 constexpr std::string_view enabled = "ENABLED DISABLED";
 constexpr std::string_view event_words = "ENABLED DISABLED";
 
-// DESCR is 64 characters on every object (spec/mq.md §6.1 [C] for STGCLASS; the same on the others [I]).
+// DESCR is 64 characters on every object ([C: STGCLASS-V6] for STGCLASS; the same on the others [I]).
 attr_spec descr() { return string("DESCR", 64); }
 
 void add_dates(std::vector<attr_spec>& t) {
@@ -99,7 +100,7 @@ void add_cluster(std::vector<attr_spec>& t) {
   t.push_back(out_of_scope(name("CLUSTER", mq_object_type::cluster), "*", cluster_note));
 }
 
-// What every queue type has (spec/mq.md §6.2 [C] for the keywords, [I] defaults).
+// What every queue type has ([C: DISPLAY-QUEUE] for the keywords, [I] defaults).
 void add_queue_common(std::vector<attr_spec>& t, bool has_get) {
   t.push_back(integer("DEFPRTY", 0, 9, "0"));
   t.push_back(keyword("DEFPSIST", "NO YES", "NO"));
@@ -110,7 +111,7 @@ void add_queue_common(std::vector<attr_spec>& t, bool has_get) {
   add_cluster(t);
 }
 
-// QLOCAL and QMODEL (spec/mq.md §6.2 [C]; defaults of SYSTEM.DEFAULT.LOCAL.QUEUE [I]).
+// QLOCAL and QMODEL ([C: DISPLAY-QUEUE]; defaults of SYSTEM.DEFAULT.LOCAL.QUEUE [I]).
 void add_local(std::vector<attr_spec>& t) {
   add_queue_common(t, true);
   t.push_back(name("BOQNAME", mq_object_type::queue));
@@ -154,7 +155,7 @@ std::vector<attr_spec> build(object_type type) {
       break;
     case object_type::qalias:
       add_queue_common(t, true);
-      // TARGQ is the older spelling of TARGET (spec/mq.md §6.2 [C]).
+      // TARGQ is the older spelling of TARGET [C: MQSC-RULES].
       t.push_back(synonym(name("TARGET", mq_object_type::queue), "TARGQ"));
       t.push_back(
           out_of_scope(keyword("TARGTYPE", "QUEUE", "QUEUE"), "TOPIC", "publish/subscribe is out of scope"));
@@ -166,7 +167,7 @@ std::vector<attr_spec> build(object_type type) {
       t.push_back(name("XMITQ", mq_object_type::queue));
       break;
     case object_type::stgclass: {
-      // spec/mq.md §6.1 [C]
+      // [C: STGCLASS, STGCLASS-V6, EXPLORER-STGCLASS]
       t.push_back(descr());
       t.push_back(string("PASSTKTA", 8));
       t.push_back(integer("PSID", 0, 99, "0"));
@@ -405,7 +406,7 @@ std::string_view default_object_name(object_type type, std::string_view chltype)
       return "SYSTEM.DEFAULT.MODEL.QUEUE";
     case object_type::stgclass:
       // None [D]: copying storage class DEFAULT would copy its XCF names, routing every new storage
-      // class to the same IMS (spec/mq.md §6.1); new ones take the schema's defaults.
+      // class to the same IMS [C: SUBMIT-IMS]; new ones take the schema's defaults.
       return "";
     case object_type::namelist:
       return "SYSTEM.DEFAULT.NAMELIST";
@@ -503,7 +504,8 @@ checked_value check_value(const attr_spec& spec, const mqsc::mqsc_value& value) 
     }
     case attr_kind::xcf_group:
     case attr_kind::xcf_member: {
-      // XCF names: A–Z 0–9 $ # @, group 1–8, member 1–16 (spec/mq.md §6.1 [C], spec/otma-xcf.md §4.2 [C]).
+      // XCF names: A–Z 0–9 $ # @, group 1–8, member 1–16 (lengths [C: MQGO-CONST]; characters
+      // [C: XCF-NAMES2]).
       const std::string n = trim_trailing_blanks(value.text);
       if (!n.empty()) {
         auto p = spec.kind == attr_kind::xcf_group ? names::check_xcf_group_name(n, names::xcf_rules::xcf)

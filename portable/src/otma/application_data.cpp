@@ -17,7 +17,7 @@ std::size_t application_data::encoded_size() const noexcept {
 
 result<application_data> decode_application_data(bytes_view section, std::size_t offset,
                                                  std::size_t first_index) {
-  if (section.empty()) {  // §1.1 [C]: application data is "one or more IMS segments"
+  if (section.empty()) {  // [C: IMS-APP]: application data is "one or more IMS segments"
     return format_error("OTMA.application_data.segment[" + num(first_index) + "].LL", offset,
                         "the prefix flags say application data follows, but the buffer ends here; "
                         "application data is one or more IMS segments");
@@ -34,7 +34,7 @@ result<application_data> decode_application_data(bytes_view section, std::size_t
     if (ll < llzz_size) {
       return format_error(field + ".LL", offset + pos, "LL " + num(ll) + " is less than 4 (LL counts LLZZ)");
     }
-    if (ll > max_segment_size) {  // §1.8 [C: IMS-APP]
+    if (ll > max_segment_size) {  // [C: IMS-APP]
       return format_error(field + ".LL", offset + pos,
                           "LL " + num(ll) + " exceeds the 32767-byte segment limit");
     }
@@ -53,7 +53,7 @@ result<application_data> decode_application_data(bytes_view section, std::size_t
 }
 
 std::optional<decode_error> check_application_data(const application_data& ap, std::size_t offset) {
-  if (ap.segments.empty()) {  // §1.1 [C]: "one or more IMS segments"; decode refuses the flag alone
+  if (ap.segments.empty()) {  // [C: IMS-APP]: "one or more IMS segments"; decode refuses the flag alone
     return format_error("OTMA.application_data", offset,
                         "no segments; application data is one or more IMS segments (leave it out instead)");
   }

@@ -1,4 +1,5 @@
-// Multi-buffer OTMA messages (spec/otma-xcf.md §1.9).
+// Multi-buffer OTMA messages: only the first buffer carries the full prefix [C: IMS-MSGS-CLI, ICON-OUT];
+// the chain-flag values are [I] (docs/design/otma.md).
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -23,8 +24,8 @@ std::string chain_text(std::uint8_t flags) {
          layout::name_flags(flags & chain::position_mask, layout::names_of(mci_names::chain_flags)) + ")";
 }
 
-// The SRVresynch tpipe names of `message`, when its names may be split over buffers (§1.5.4
-// [C: IMS-SD-SRV]); nullptr otherwise.
+// The SRVresynch tpipe names of `message`, when its names may be split over buffers [C: IMS-SD-SRV];
+// nullptr otherwise.
 const srvresynch_state_data* srvresynch_names(const otma_message& message) {
   if (!message.state || state_data_kind_for(message.mci) != state_data_kind::srvresynch) return nullptr;
   return std::get_if<srvresynch_state_data>(&*message.state);

@@ -1,6 +1,6 @@
 #pragma once
 // Private to the OTMA codec: every decode (and encode) refusal carries the [D] sense X'0003'
-// "prefix format error" (spec/otma-xcf.md §1.11) — the NAK an OTMA server answers such a buffer with.
+// "prefix format error" (docs/design/otma.md) — the NAK an OTMA server answers such a buffer with.
 
 #include <cstddef>
 #include <string>

@@ -17,8 +17,9 @@ const std::vector<segment>& otma_message::segments() const noexcept {
 
 namespace {
 
-// Takes the next length-prefixed section at `pos` (§1.1 [C]: each section's 2-byte length counts
-// itself), checking that it is there in full; `min` is the smallest length the section can have.
+// Takes the next length-prefixed section at `pos` ([C: IMS-SD-TXN, IMS-SEC, IMS-USR]: each section's
+// 2-byte length counts itself), checking that it is there in full; `min` is the smallest length the
+// section can have.
 result<bytes_view> take_section(bytes_view buffer, std::size_t pos, const char* section, std::size_t min) {
   const std::string field = std::string("OTMA.") + section + ".length";
   if (buffer.size() - pos < 2) {
@@ -48,7 +49,8 @@ result<otma_message> decode_message(bytes_view buffer) {
   layout::decode(mci_layout, buffer.data(), m.mci);
   std::size_t pos = mci_size;
 
-  // Sections in their fixed order, each present when its prefix flag is set (§1.1 [C]/[I]).
+  // Sections in their fixed order, each present when its prefix flag is set (the order
+  // [C: IMS-MSGS-CLI, IMS-SD]; the flag bits [I: IMS-SAMPLE]).
   if (m.mci.has(prefix::state_data)) {
     auto section = take_section(buffer, pos, "state_data", section_length_size);
     if (!section) return section.error();

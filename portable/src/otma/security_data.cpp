@@ -12,7 +12,7 @@ using detail::num;
 
 namespace {
 
-// The largest data IBM documents for a subfield type (§1.6 [C]); unknown types are bounded only by
+// The largest data IBM documents for a subfield type [C: IMS-SEC]; unknown types are bounded only by
 // the one-byte subfield length.
 std::size_t max_data_size(std::uint8_t type) noexcept {
   switch (type) {
@@ -121,7 +121,8 @@ result<security_data> decode_security_data(bytes_view section, std::size_t offse
   }
   security_data se;
   se.flag = section[2];
-  // Byte 3 is "reserved" to IMS (§1.6 [C]): whatever it says, the section length bounds the subfields.
+  // Byte 3 is "reserved" to IMS [C: IMS-SEC, ICON-SEC]: whatever it says, the section length bounds the
+  // subfields.
   se.subfield_length = section[3];
   std::size_t pos = security_header_size;
   for (std::size_t i = 0; pos < section.size(); ++i) {

@@ -72,7 +72,7 @@ std::error_code make_sense(std::uint16_t sense_code) noexcept {
 }
 
 std::int32_t feedback_for_nak(std::uint16_t sense_code, std::uint16_t reason) noexcept {
-  // spec/mq.md §4.1 [C]: "The IMS-OTMA sense code is converted from a hexadecimal number to a decimal
+  // [C: IMS-FB-CODES]: "The IMS-OTMA sense code is converted from a hexadecimal number to a decimal
   // number. 300 is added ... 0x001A is a special case ... the reason code ... 600 is added."
   if (sense_code == sense::rejected_see_reason) {
     const std::int32_t fb = feedback::ims_nack_1a_reason_first + reason;

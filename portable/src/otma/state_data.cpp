@@ -14,14 +14,14 @@ using detail::format_error;
 using detail::num;
 
 state_data_kind state_data_kind_for(const mci& m) noexcept {
-  // §1.5: protocol commands have one layout per command; every other message type (transaction,
-  // data, response, commit confirmation, program switch) has the transaction layout (§1.5.1).
+  // [C: IMS-SD]: protocol commands have one layout per command; every other message type (transaction,
+  // data, response, commit confirmation, program switch) has the transaction layout [C: IMS-SD-TXN].
   if (m.is_command()) {
     switch (m.command_type) {
       case command::client_bid:
       case command::cbresynch:
         return state_data_kind::client_bid;
-      case command::server_available:  // the client-bid's layout up to byte 34 only (§1.5.2 [I])
+      case command::server_available:  // the client-bid's layout up to byte 34 only [I: IMS-SA-FLOW]
         return state_data_kind::server_available;
       case command::server_state:
         return state_data_kind::server_state;
@@ -216,7 +216,7 @@ std::size_t encoded_size(const state_data& sd) noexcept {
 
 std::optional<decode_error> check_state_data(const state_data& sd, state_data_kind expected,
                                              std::size_t offset) {
-  // §1.5: MCI+1 and MCI+4 choose the layout, so the decoder reads these bytes as `expected`.
+  // [C: IMS-SD]: MCI+1 and MCI+4 choose the layout, so the decoder reads these bytes as `expected`.
   if (kind_of(sd) != expected) {
     return format_error("OTMA.state_data.kind", offset,
                         std::string(to_string(kind_of(sd))) +

@@ -21,7 +21,7 @@ result<user_data> decode_user_data(bytes_view section, std::size_t offset) {
         "OTMA.user_data.length", offset,
         "length " + num(ll) + " differs from the section's " + num(section.size()) + " bytes");
   }
-  if (ll > max_user_data_size) {  // §1.7 [C: IMS-USR]; IMS issues DFS9137I for a DRU exit that does this
+  if (ll > max_user_data_size) {  // [C: IMS-USR]; IMS issues DFS9137I for a DRU exit that does this
     return format_error("OTMA.user_data.length", offset,
                         "length " + num(ll) + " exceeds the 1024-byte limit of the user data");
   }

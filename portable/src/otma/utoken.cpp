@@ -22,7 +22,7 @@ std::uint64_t load_u64(const std::uint8_t* p) {
 }
 
 // A bad token is answered as a security violation, not a prefix error: the prefix itself is well formed
-// (spec §1.11 [D] X'0005').
+// (sense X'0005' [D], docs/design/otma.md).
 decode_error token_error(std::string field, std::size_t offset, std::string detail) {
   return decode_error{make_sense(sense::security_violation), std::move(field), offset, std::move(detail)};
 }

@@ -14,11 +14,12 @@
 #include "imsb/codepage/codepage.hpp"
 #include "imsb/names/name_rules.hpp"
 
-// The xcfhub frame codec: transport/README.md "The xcfhub protocol" [D], after spec/otma-xcf.md §4.7 [D].
+// The xcfhub frame codec: transport/README.md "The xcfhub protocol" [D]; the design is
+// docs/design/xcf-emulation.md.
 //
 // Error codes (std::generic_category, so callers compare with std::errc):
 //   std::errc::message_size    a header length over the maximum payload;
-//   std::errc::invalid_argument a group, member or system name that breaks its rule (spec §4.2 [C]) —
+//   std::errc::invalid_argument a group, member or system name that breaks its rule [C: XCF-NAMES2] —
 //                               the hub answers a JOIN with such a name 8/14 rather than ERROR;
 //   std::errc::protocol_error  everything else: framing, lengths, counts, unknown values.
 
@@ -214,9 +215,9 @@ class payload_in {
     }
     names::name_check problem;
     if (kind == name_kind::group) {
-      problem = names::check_xcf_group_name(value, names::xcf_rules::xcf);  // spec §4.2 [C]
+      problem = names::check_xcf_group_name(value, names::xcf_rules::xcf);  // [C: XCF-NAMES2]
     } else if (kind == name_kind::member) {
-      problem = names::check_xcf_member_name(value, names::xcf_rules::xcf);  // spec §4.2 [C]
+      problem = names::check_xcf_member_name(value, names::xcf_rules::xcf);  // [C: XCF-NAMES2]
     } else {
       const auto bad = std::find_if_not(value.begin(), value.end(), printable);
       if (bad != value.end()) {
@@ -629,7 +630,7 @@ result<header> decode_header(bytes_view in, std::uint32_t max_payload) {
   }
   h.corr = load_u32(in.data() + 8, be);
   h.length = load_u32(in.data() + 12, be);
-  // Never above XCF's own limit, whatever the caller asks for (spec §4.5 [C]: 128 MB).
+  // Never above XCF's own limit, whatever the caller asks for ([C: XCF-MSGO]: 128 MB).
   const std::uint32_t limit = std::min(max_payload, hard_max_payload);
   if (h.length > limit) {
     return fail(too_long(), "XCFE.header.length", 12,
@@ -677,7 +678,7 @@ result<decoded> decode(bytes_view frame_bytes, std::uint32_t max_payload) {
 }
 
 // Refusals are programming errors (the caller builds the payload): a payload alternative that does not
-// go with the type, a name that breaks the XCF rules (spec §4.2 [C]) or is too long, a system name over
+// go with the type, a name that breaks the XCF rules [C: XCF-NAMES2] or is too long, a system name over
 // 8 characters or not printable ASCII, a member_info state or event kind out of range, reserved flag
 // bits, an ERROR text over 65535 bytes, or a payload over hard_max_payload. Callers that take names
 // from outside check them first (imsb/names). Nothing is appended then.

@@ -12,13 +12,13 @@ struct code_text {
 };
 
 // One meaning per (rc, rsn). XCF reuses pairs across services (IXCLEAVE's 4/4 is "exits not purged",
-// spec §4.3 [C]); the backends only ever return 4/4 from join, so the join meaning is the one given.
+// [C: XCF-LEAVE]); the backends only ever return 4/4 from join, so the join meaning is the one given.
 constexpr code_text code_texts[] = {
     {codes::ok, "ok"},
-    {codes::first_active, "first active member of the group"},                         // spec §4.3 [C]
-    {codes::was_failed, "re-joined a failed member, with a new token"},                // spec §4.3 [C]
-    {codes::was_quiesced, "re-joined a quiesced member"},                              // spec §4.3 [C]
-    {codes::not_active, "target member not active"},                                   // spec §4.3 [C]
+    {codes::first_active, "first active member of the group"},                         // [C: XCF-JOIN]
+    {codes::was_failed, "re-joined a failed member, with a new token"},                // [C: XCF-JOIN]
+    {codes::was_quiesced, "re-joined a quiesced member"},                              // [C: XCF-JOIN]
+    {codes::not_active, "target member not active"},                                   // [C: XCF-LEAVE]
     {codes::already_active, "a member of that name is already active"},                // [D]
     {codes::already_quiesced, "member already quiesced"},                              // [D]
     {codes::too_big, "message or frame over the maximum size"},                        // [D]
@@ -58,7 +58,7 @@ std::string describe(return_code code) {
 }
 
 std::string_view to_string(member_state state) noexcept {
-  switch (state) {  // spec §4.3 [C] state names
+  switch (state) {  // [C: XCF-STATES] state names
     case member_state::not_defined:
       return "not-defined";
     case member_state::created:

@@ -1,4 +1,4 @@
-// imsbench, the parts issue 8 added: the workload file, think time, progress, the histogram and timeline
+// imsbench beyond its first version: the workload file, think time, progress, the histogram and timeline
 // CSV files, the SVG plot, the versioned report; and a whole run with all of them against an in-process
 // queue manager where a responder thread plays the bridge.
 #include <gtest/gtest.h>
@@ -89,7 +89,7 @@ TEST(imsbench_new_options, errors_name_the_option) {
   EXPECT_EQ(err.str().rfind(std::string(msg::IMB4940E), 0), 0u) << err.str();
 }
 
-// Review fixes: a negative --count (which the parser wraps round to 2^64-1) and two outputs into one file.
+// Two fixed defects: a negative --count (which the parser wraps round to 2^64-1), two outputs into one file.
 TEST(imsbench_new_options, count_range_and_one_file_per_output) {
   for (const char* bad : {"-1", "0", "1000000000001"}) {
     auto o = parse({"--count", bad});

@@ -1,5 +1,5 @@
 #pragma once
-// The bridge end to end (issue 7 "Acceptance"): real xcfhub, imsemu, queue-manager and imsbridge
+// The bridge end to end: real xcfhub, imsemu, queue-manager and imsbridge
 // processes on loopback, each test with its own temporary prefix, runtime folder and sockets.
 //
 //   application (this test: qmgr::connect bindings, or imsreq as a process)
@@ -35,6 +35,7 @@
 #include "imsb/bridge/imsreq.hpp"
 #include "imsb/codepage/codepage.hpp"
 #include "imsb/core/bytes.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/imsemu/command_client.hpp"
 #include "imsb/mq/constants.hpp"
 #include "imsb/mq/mqdlh.hpp"
@@ -133,7 +134,7 @@ class bridge_rig {
            "DEFINE QLOCAL(QM2.XMIT) USAGE(XMITQ)\n"
            "DEFINE QREMOTE(QM2) RNAME(' ') RQMNAME(QM2) XMITQ(QM2.XMIT)\n"
            "DEFINE QREMOTE(QM3) RNAME(' ') RQMNAME(QM2) XMITQ(QM2.XMIT)\n"
-           // A reply-to alias: ReplyToQ MY.REPLY becomes APP.REPLY2 at QM1 (spec/mq.md §7).
+           // A reply-to alias: ReplyToQ MY.REPLY becomes APP.REPLY2 at QM1 [C: QREMOTE-USES].
            "DEFINE QREMOTE(MY.REPLY) RNAME(APP.REPLY2) RQMNAME(QM1)\n";
   }
 
@@ -228,7 +229,8 @@ class bridge_rig {
     // The log is appended to across restarts: only a ready line after this start counts.
     const std::size_t from = ims_log().size();
     ims = child_process(IMSB_IMSEMU, args, output_to::file(dir.file("imsemu.log")));
-    if (!wait_text([this, from] { return ims_log().substr(std::min(from, ims_log().size())); }, "IMB5080I"))
+    if (!wait_text([this, from] { return ims_log().substr(std::min(from, ims_log().size())); },
+                   imsb::msg::IMB5080I))
       return "imsemu did not start: " + ims_log();
     return {};
   }
@@ -436,8 +438,9 @@ class bridge_rig {
     return st ? st->current_depth : -1;
   }
   // The depth of `queue` as soon as it is `want`, else as it is after `wait`. A CM0 request leaves its
-  // bridge queue in the worker's unit of work at IMS's ACK (ARCHITECTURE.md step 5) and its reply is put in
-  // the partner's at the output (step 6): a reply can be seen a moment before its request is gone.
+  // bridge queue in the worker's unit of work at IMS's ACK (docs/design/commit-modes.md, CM0 step 5) and
+  // its reply is put in the partner's at the output (step 6): a reply can be seen a moment before its
+  // request is gone.
   std::int32_t depth_when(const std::string& queue, std::int32_t want,
                           std::chrono::milliseconds wait = std::chrono::milliseconds(5000)) {
     const auto until = std::chrono::steady_clock::now() + wait;
@@ -455,7 +458,7 @@ class bridge_rig {
     return {"--prefix", prefix(), "-m", qm_name, "-q", queue, "-r", reply, "--wait", "30000"};
   }
 
-  static bool wait_text(const std::function<std::string()>& text, const std::string& what,
+  static bool wait_text(const std::function<std::string()>& text, std::string_view what,
                         std::chrono::milliseconds timeout = rig_wait) {
     const auto until = std::chrono::steady_clock::now() + timeout;
     for (;;) {
@@ -486,7 +489,7 @@ inline bridge::imsreq_options request(std::vector<std::string> segments, char co
   o.reply_queue = reply_q;
   o.commit_mode = commit_mode;
   // Persistent: CM0 non-persistent input is irrecoverable, which IMS refuses for a recoverable
-  // transaction such as SHOWOTMA (spec/mq.md §5.3 [C]).
+  // transaction such as SHOWOTMA [C: MAPPING-V6].
   o.persistence = mq::MQPER_PERSISTENT;
   o.segments = std::move(segments);
   return o;

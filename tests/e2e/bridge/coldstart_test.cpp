@@ -1,4 +1,4 @@
-// An IMS cold start end to end (ARCHITECTURE.md step 7; spec/mq.md "cold-started Tpipe resets to 1" [C]).
+// An IMS cold start end to end (docs/design/resync.md; a cold-started Tpipe resets to 1 [C: RESYNC]).
 //
 // imsemu's `FAULT RESTART COLD` drops every Tpipe, queued input and output (the phone book stays). At the
 // bridge's next bid IMS's SRVresynch no longer lists the synchronized Tpipe CSQ0001S that carried
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bridge_e2e.hpp"
+#include "imsb/core/messages.hpp"
 
 namespace imsb::test {
 namespace {
@@ -73,14 +74,14 @@ class coldstart : public ::testing::Test {
 
   // FAULT RESTART `kind` and wait until the bridge has bid again and its partner is ACTIVE.
   void restart_ims(const std::string& kind) {
-    const std::size_t ims_ready = lines_with(rig_->ims_log(), "IMB5080I").size();
-    const std::size_t bids = lines_with(rig_->bridge_log(), "IMB2004I").size();
+    const std::size_t ims_ready = lines_with(rig_->ims_log(), imsb::msg::IMB5080I).size();
+    const std::size_t bids = lines_with(rig_->bridge_log(), imsb::msg::IMB2004I).size();
     const std::string a = joined(rig_->ims_command("FAULT RESTART " + kind));
-    ASSERT_TRUE(contains(a, "IMB5066I")) << a;
+    ASSERT_TRUE(contains(a, imsb::msg::IMB5066I)) << a;
     const auto until = std::chrono::steady_clock::now() + rig_wait;
     auto done = [&] {
-      if (lines_with(rig_->ims_log(), "IMB5080I").size() <= ims_ready) return false;
-      if (lines_with(rig_->bridge_log(), "IMB2004I").size() <= bids) return false;
+      if (lines_with(rig_->ims_log(), imsb::msg::IMB5080I).size() <= ims_ready) return false;
+      if (lines_with(rig_->bridge_log(), imsb::msg::IMB2004I).size() <= bids) return false;
       for (const auto& l : rig_->bridge_command("DISPLAY PARTNER"))
         if (contains(l, std::string("PARTNER(") + xcf_group + "." + ims_member + ")") &&
             field(l, "STATE") == "ACTIVE")
@@ -95,7 +96,7 @@ class coldstart : public ::testing::Test {
     }
   }
 
-  std::vector<std::string> cold_lines() { return lines_with(rig_->bridge_log(), "IMB2021W"); }
+  std::vector<std::string> cold_lines() { return lines_with(rig_->bridge_log(), imsb::msg::IMB2021W); }
 
   std::unique_ptr<bridge_rig> rig_;
 };
@@ -138,7 +139,7 @@ TEST_F(coldstart, OnlyTpipesWithNumbersAreReported) {
       rig_->ims_command(std::string("/DIS TMEMBER ") + bridge_member + " TPIPE ALL"));
   EXPECT_TRUE(contains(tps.at("CSQ0001S"), "SYN")) << tps.at("CSQ0001S");
   EXPECT_EQ(rig_->depth(dead_q), 0);
-  for (const auto& l : lines_with(rig_->bridge_log(), "IMB2020E")) ADD_FAILURE() << l;
+  for (const auto& l : lines_with(rig_->bridge_log(), imsb::msg::IMB2020E)) ADD_FAILURE() << l;
 }
 
 TEST_F(coldstart, RequestInFlightIsSentAgainOnce) {

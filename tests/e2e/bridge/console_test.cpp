@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bridge_e2e.hpp"
+#include "imsb/core/messages.hpp"
 
 namespace imsb::test {
 namespace {
@@ -30,7 +31,8 @@ char process_state(pid_t pid) {
   return close != std::string::npos && close + 2 < all.size() ? all[close + 2] : '?';
 }
 
-bool wait_log(const std::string& path, const std::string& text, std::size_t count = 1) {
+bool wait_log(const std::string& path, std::string_view id_or_text, std::size_t count = 1) {
+  const std::string text(id_or_text);
   return bridge_rig::wait_text(
       [&] {
         const std::string t = read_file(path);
@@ -126,8 +128,8 @@ TEST(console, in_the_background_the_bridge_runs_on_and_reads_once_in_the_foregro
     ~guard() { stop(SIGKILL); }
   } ended{stop};
 
-  ASSERT_TRUE(wait_log(log, "IMB2051I")) << read_file(log);
-  EXPECT_TRUE(wait_log(log, "IMB2066I")) << read_file(log);
+  ASSERT_TRUE(wait_log(log, imsb::msg::IMB2051I)) << read_file(log);
+  EXPECT_TRUE(wait_log(log, imsb::msg::IMB2066I)) << read_file(log);
   // A line typed at the terminal meanwhile (for the shell, which here does not read it): the bridge does
   // not read it, so it is not stopped by SIGTTIN: its state, and its control socket answers.
   const std::string typed = "DISPLAY PARTNER\n";
@@ -135,23 +137,25 @@ TEST(console, in_the_background_the_bridge_runs_on_and_reads_once_in_the_foregro
   std::this_thread::sleep_for(milliseconds(600));
   EXPECT_NE(process_state(bridge), 'T') << read_file(log);
   const auto a = bridge_rig::socket_command(sock, "DISPLAY PARTNER");
-  EXPECT_TRUE(!a.empty() && contains(a.front(), "IMB2030I")) << joined(a) << read_file(log);
+  EXPECT_TRUE(!a.empty() && contains(a.front(), imsb::msg::IMB2030I)) << joined(a) << read_file(log);
 
   // In the foreground it reads the terminal: the line left there, then one typed now, are answered in
   // its log (two answers more than the log had: the socket's may be logged too).
   std::size_t before = 0;
   {
     const std::string t = read_file(log);
-    for (auto at = t.find("IMB2030I"); at != std::string::npos; at = t.find("IMB2030I", at + 1)) ++before;
+    for (auto at = t.find(imsb::msg::IMB2030I); at != std::string::npos;
+         at = t.find(imsb::msg::IMB2030I, at + 1))
+      ++before;
   }
   ASSERT_EQ(::write(to_leader[1], "f", 1), 1);
-  EXPECT_TRUE(wait_log(log, "IMB2030I", before + 1)) << read_file(log);
+  EXPECT_TRUE(wait_log(log, imsb::msg::IMB2030I, before + 1)) << read_file(log);
   ASSERT_EQ(::write(master, typed.data(), typed.size()), static_cast<ssize_t>(typed.size()));
-  EXPECT_TRUE(wait_log(log, "IMB2030I", before + 2)) << read_file(log);
+  EXPECT_TRUE(wait_log(log, imsb::msg::IMB2030I, before + 2)) << read_file(log);
 
   stop(SIGTERM);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "\n" << read_file(log);
-  EXPECT_TRUE(contains(read_file(log), "IMB2053I")) << read_file(log);
+  EXPECT_TRUE(contains(read_file(log), imsb::msg::IMB2053I)) << read_file(log);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Issue 7's crash tests, with real processes: requester threads (each with its own queue-manager
+// The bridge's crash tests, with real processes: requester threads (each with its own queue-manager
 // connection) put persistent requests, each put committed, on both bridge queues; a collector gets the
 // replies and the dead letters; meanwhile one process is killed with SIGKILL at random moments and
 // restarted as the rig started it — imsbridge (embedded mode: the queue manager dies with it), imsemu
@@ -11,9 +11,9 @@
 // The transaction is IVTNO ADD with the request's ID as the last name: the run's database change puts the
 // ID in the phone book the journal keeps, a second run of the same request finds it there ("ADDITION OF
 // ENTRY HAS FAILED", no change), so "each ID ran once" is: the phone book holds exactly the IDs that were
-// answered, and the journal's committed IVTNO runs number exactly as many (ARCHITECTURE.md step 7:
-// "nothing is lost and nothing runs twice").
-// IMSB_BRIDGE_CRASH_KILLS sets the kills per test (default 3, as CI runs them; issue 7 asks for 20 by hand:
+// answered, and the journal's committed IVTNO runs number exactly as many (docs/design/commit-modes.md,
+// CM0 step 7: nothing is lost and nothing runs twice).
+// IMSB_BRIDGE_CRASH_KILLS sets the kills per test (default 3, as CI runs them; the full run is 20, by hand:
 // IMSB_BRIDGE_CRASH_KILLS=20 build/<dir>/tests/e2e/test_e2e_bridge --gtest_filter='crash*').
 
 #include <arpa/inet.h>

@@ -1,5 +1,5 @@
-// Bridge started and stopped events end to end (issue 7 "Connecting"; spec/mq.md §5.1 [C]): PCF messages
-// on SYSTEM.ADMIN.CHANNEL.EVENT when the partner's session becomes ready (MQRC_BRIDGE_STARTED 2125) and
+// Bridge started and stopped events end to end [C: BRIDGE-EVENT, BRIDGE-STOPPED-EVENT]: PCF messages on
+// SYSTEM.ADMIN.CHANNEL.EVENT when the partner's session becomes ready (MQRC_BRIDGE_STARTED 2125) and
 // when it is lost or the bridge stops (MQRC_BRIDGE_STOPPED 2126, ReasonQualifier ERROR or OK), decoded
 // by the mqdump program. Client mode: the queue manager outlives the bridge, so the event put at its
 // clean stop can be read.

@@ -1,6 +1,6 @@
-// The MQIIH flags that reach IMS (issue 7 "Each message"; spec/mq.md §1.2 [C] IIH-FLAGS), and the
-// architected /DISPLAY TRANSACTION (TranState 'A', spec/mq.md §5.7 [C] IMS-CMDS), end to end. The flags
-// that shape the reply (PASS_EXPIRATION, REPLY_FORMAT_NONE) are in operations_test.cpp.
+// The MQIIH flags that reach IMS [C: IIH-FLAGS], and the architected /DISPLAY TRANSACTION (TranState 'A'
+// [C: IMS-CMDS]), end to end. The flags that shape the reply (PASS_EXPIRATION, REPLY_FORMAT_NONE) are in
+// operations_test.cpp.
 
 #include <gtest/gtest.h>
 
@@ -80,7 +80,7 @@ TEST_F(flags, Cm0RequestResponseGivesDfs2082) {
   EXPECT_EQ(rig_->depth_when(bridge_q, 0), 0);
   EXPECT_EQ(rig_->depth(dead_q), 0);
 
-  // On CM1 the flag means nothing more: IMS sends DFS2082 for response mode anyway (spec/otma-xcf.md §2.4).
+  // On CM1 the flag means nothing more: IMS sends DFS2082 for response mode anyway [C: IMS-STC-FLOW].
   iih.commit_mode = '1';
   iih.flags = mq::MQIIH_NONE;
   r = reply_to(put_iih(iih, {"ALTOUT DEST=NODESC REPLY=NO", "ALT SEGMENT"}));
@@ -112,10 +112,10 @@ TEST_F(flags, IgnorePurgTravelsWithCm0AndCm1) {
 
 // Architected /DIS TRAN: TranState 'A' asks IMS for the binary attributes segment, one per transaction:
 // LL ZZ, the 8-character code, flag 1 (X'00' valid, X'FF' not found), flag 2 (X'80' response mode, X'20'
-// update, X'10' not recoverable), status (spec/mq.md §5.7, spec/otma-xcf.md §1.13).
+// update, X'10' not recoverable), status [C: IMS-CMDS, IMS-DISTRAN].
 TEST_F(flags, ArchitectedDisplayTransaction) {
   mq::mqiih iih;
-  iih.commit_mode = '1';  // a command: CM1 (spec/mq.md §5.7: not persistent with CM0)
+  iih.commit_mode = '1';  // a command: CM1 (not persistent with CM0 [C: MAPPING-V6])
   iih.tran_state = mq::MQITS_ARCHITECTED;
   const auto id = put_iih(iih, {"/DIS TRAN ECHO ECHONR NOSUCH"}, mq::MQPER_NOT_PERSISTENT);
   auto m = rig_->get(reply_q, id);

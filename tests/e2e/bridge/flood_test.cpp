@@ -1,9 +1,9 @@
-// Flood back-off and relief end to end (issue 7 "Errors", resources; spec/mq.md §5.12 [C]): IMS's TIB
-// count for our member reaches 80 % of its limit (DFS1988W) and IMS reports server state degraded
-// (X'3C'); the bridge pauses every queue of that partner (IMB2011W; DISPLAY shows FLOODED and PAUSED).
-// When the count falls to 50 % IMS relieves the flood (DFS0767I, server state normal) and the bridge
-// resumes at once (IMB2012I), long before its back-off would end. Nothing is lost. The NAK X'30' at the
-// limit itself is trouble_test.cpp's FloodNakBacksOffThenRelief.
+// Flood back-off and relief end to end [C: IMS-FLOOD, IMS-SERVER-STATE]: IMS's TIB count for our member
+// reaches 80 % of its limit (DFS1988W) and IMS reports server state degraded (X'3C'); the bridge pauses every
+// queue of that partner (IMB2011W; DISPLAY shows FLOODED and PAUSED). When the count falls to 50 % IMS
+// relieves the flood (DFS0767I, server state normal) and the bridge resumes at once (IMB2012I), long before
+// its back-off would end. Nothing is lost. The NAK X'30' at the limit itself is trouble_test.cpp's
+// FloodNakBacksOffThenRelief.
 
 #include <gtest/gtest.h>
 
@@ -13,11 +13,12 @@
 #include <vector>
 
 #include "bridge_e2e.hpp"
+#include "imsb/core/messages.hpp"
 
 namespace imsb::test {
 namespace {
 
-constexpr int tib_limit = 200;  // the smallest IMS allows (spec/otma-xcf.md §2.10 [C])
+constexpr int tib_limit = 200;  // the smallest IMS allows [C: IMS-FLOOD]
 constexpr int flood = 165;      // > 80 % of it, < the limit: degraded, never a NAK
 
 std::string state_of(const std::vector<std::string>& lines, const std::string& key) {
@@ -75,7 +76,8 @@ TEST_F(flood_control, DegradedPausesAllQueuesReliefResumes) {
   }
   // IMS: 80 % of the TIB limit, degraded; the bridge: paused.
   ASSERT_TRUE(bridge_rig::wait_text([this] { return rig_->ims_log(); }, "DFS1988W")) << rig_->ims_log();
-  ASSERT_TRUE(bridge_rig::wait_text([this] { return rig_->bridge_log(); }, "IMB2011W")) << rig_->bridge_log();
+  ASSERT_TRUE(bridge_rig::wait_text([this] { return rig_->bridge_log(); }, imsb::msg::IMB2011W))
+      << rig_->bridge_log();
   EXPECT_TRUE(contains(rig_->bridge_log(), "degraded")) << rig_->bridge_log();
   EXPECT_TRUE(wait_state("DISPLAY PARTNER", std::string(xcf_group) + "." + ims_member, "FLOODED"))
       << joined(rig_->bridge_command("DISPLAY PARTNER"));
@@ -94,7 +96,8 @@ TEST_F(flood_control, DegradedPausesAllQueuesReliefResumes) {
   // Relief: IMS runs what it holds; at 50 % DFS0767I and server state normal; the bridge resumes.
   ASSERT_FALSE(rig_->ims_command("FAULT RELEASE RUNS").empty());
   ASSERT_TRUE(bridge_rig::wait_text([this] { return rig_->ims_log(); }, "DFS0767I")) << rig_->ims_log();
-  ASSERT_TRUE(bridge_rig::wait_text([this] { return rig_->bridge_log(); }, "IMB2012I")) << rig_->bridge_log();
+  ASSERT_TRUE(bridge_rig::wait_text([this] { return rig_->bridge_log(); }, imsb::msg::IMB2012I))
+      << rig_->bridge_log();
   auto r = rig_->get(reply_q, held);
   ASSERT_TRUE(r) << "not sent after relief";
   EXPECT_EQ(bridge::decode_imsreq_reply(*r).segments, std::vector<std::string>{"ECHO WHILE FLOODED"});

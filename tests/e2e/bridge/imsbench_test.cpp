@@ -1,8 +1,9 @@
-// imsbench as a real program against the running bridge (issue 7 "imsbench, its first version"): N
-// requesters over M bridge queues, CM0 persistent and CM1, each request answered once; the JSON summary
-// counts them, and the depth of the queues afterwards shows nothing was left behind or dead-lettered.
-// Issue 8: the example workload with think time, and the histogram, timeline and plot files agree with
-// the report; SIGINT or SIGTERM ends a long run early and the report still comes, marked interrupted.
+// imsbench as a real program against the running bridge: N requesters over M bridge queues, CM0 persistent
+// and CM1, each request answered once; the JSON summary counts them, and the depth of the queues afterwards
+// shows nothing was left behind or dead-lettered.
+// Beyond the first version: the example workload with think time, and the histogram, timeline and plot files
+// agree with the report; SIGINT or SIGTERM ends a long run early and the report still comes, marked
+// interrupted.
 
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "bridge_e2e.hpp"
+#include "imsb/core/messages.hpp"
 
 namespace imsb::test {
 namespace {
@@ -127,7 +129,8 @@ TEST_P(imsbench_e2e, WorkloadThinkTimeAndFilesAgreeWithTheReport) {
   EXPECT_NE(svg.find("<path id=\"p99\" d=\"M"), std::string::npos) << svg.substr(0, 400);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
   // Standard error: the files written; progress lines only once a second has gone by.
-  EXPECT_NE(r.err.find("IMB4943I imsbench: wrote the plot"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(std::string(imsb::msg::IMB4943I) + " imsbench: wrote the plot"), std::string::npos)
+      << r.err;
   EXPECT_EQ(rig.depth(dead_q), 0);
 }
 
@@ -148,7 +151,7 @@ void interrupted_run(bridge_rig& rig, int sig, const char* name) {
   cmd += " <" + sh_quote("/dev/null") + " >" + sh_quote(out) + " 2>" + sh_quote(err);
   // exec (sh) and env both exec: the child's pid is imsbench's, so the signal reaches it.
   child_process bench("/bin/sh", {"-c", cmd});
-  ASSERT_TRUE(bridge_rig::wait_text([&] { return read_file(err); }, "IMB4944I"))
+  ASSERT_TRUE(bridge_rig::wait_text([&] { return read_file(err); }, imsb::msg::IMB4944I))
       << read_file(err) << rig.logs();
   ASSERT_TRUE(bench.signal(sig));
   const auto sent = std::chrono::steady_clock::now();
@@ -169,9 +172,12 @@ void interrupted_run(bridge_rig& rig, int sig, const char* name) {
   long hist = 0;
   for (const auto& row : csv_rows(read_file(h))) hist += std::stol(row.at(1));
   EXPECT_EQ(hist, replies) << read_file(h);
-  EXPECT_NE(e.find("IMB4944I imsbench: " + std::string(name) + ": ending the run early"), std::string::npos)
+  EXPECT_NE(
+      e.find(std::string(imsb::msg::IMB4944I) + " imsbench: " + std::string(name) + ": ending the run early"),
+      std::string::npos)
       << e;
-  EXPECT_NE(e.find("IMB4943I imsbench: wrote the histogram"), std::string::npos) << e;
+  EXPECT_NE(e.find(std::string(imsb::msg::IMB4943I) + " imsbench: wrote the histogram"), std::string::npos)
+      << e;
   // Nothing left behind: every reply was taken, no request waits on a bridge queue.
   EXPECT_EQ(rig.depth(reply_q), 0) << name;
   EXPECT_EQ(rig.depth_when(bridge_q, 0), 0) << name;

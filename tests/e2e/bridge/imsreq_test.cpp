@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bridge_e2e.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/mq/bridge_validator.hpp"
 
 namespace imsb::test {
@@ -87,7 +88,7 @@ TEST(imsreq_usage, ExitCode2) {
   bridge_rig rig(qm_mode::embedded);
   ran r = rig.imsreq({"-m", qm_name, "-r", reply_q, "ECHO"});  // no -q
   EXPECT_EQ(r.code, 2) << r.both();
-  EXPECT_TRUE(contains(r.err, "IMB4910E")) << r.both();
+  EXPECT_TRUE(contains(r.err, imsb::msg::IMB4910E)) << r.both();
   r = rig.imsreq({"-m", qm_name, "-q", bridge_q, "-r", reply_q, "--conversation", "12AB", "IVTCV"});
   EXPECT_EQ(r.code, 2) << r.both();
   r = rig.imsreq({"-m", qm_name, "-q", bridge_q, "-r", reply_q, "--no-iih", "--commit-mode", "1", "ECHO"});
@@ -101,7 +102,7 @@ TEST(imsreq_usage, NoQueueManagerIsExitCode8) {
   bridge_rig rig(qm_mode::embedded);  // nothing started: no queue manager in its prefix
   ran r = rig.imsreq({"--prefix", rig.prefix(), "-m", qm_name, "-q", bridge_q, "-r", reply_q, "ECHO"});
   EXPECT_EQ(r.code, 8) << r.both();
-  EXPECT_TRUE(contains(r.err, "IMB4911E")) << r.both();
+  EXPECT_TRUE(contains(r.err, imsb::msg::IMB4911E)) << r.both();
 }
 
 class imsreq_e2e : public ::testing::Test {
@@ -141,23 +142,23 @@ TEST_F(imsreq_e2e, NormalReplyIsExitCode0) {
 
 TEST_F(imsreq_e2e, ReportIsExitCode1) {
   // An IMS command in a persistent commit-mode-0 message: refused as IBM refuses it, dead letter with
-  // MQFB 335 (IMS's NAK X'23') and the exception report (ARCHITECTURE.md "IMS commands").
+  // MQFB 335 (IMS's NAK X'23') and the exception report (docs/design/commit-modes.md, IMS commands).
   ran r = req({"--persistent", "--commit-mode", "0", "/DIS TRAN IVTNO"});
   EXPECT_EQ(r.code, 1) << r.both();
   EXPECT_TRUE(contains(r.out, "Feedback MQFB_IMS_ERROR+35 (335)")) << r.both();
   EXPECT_TRUE(contains(r.out, "OTMA NAK sense X'0023'")) << r.both();
-  EXPECT_TRUE(contains(r.err, "IMB4916W")) << r.both();
+  EXPECT_TRUE(contains(r.err, imsb::msg::IMB4916W)) << r.both();
   EXPECT_EQ(rig_->depth(dead_q), 1);
-  // An unknown transaction is no report: DFS064 is IMS's ordinary reply (ARCHITECTURE.md).
+  // An unknown transaction is no report: DFS064 is IMS's ordinary reply (docs/design/errors.md).
   r = req({"--persistent", "--commit-mode", "1", "NOSUCHTR DATA"});
   EXPECT_EQ(r.code, 0) << r.both();
   EXPECT_TRUE(contains(r.out, "DFS064")) << r.both();
   // An LTERM as the transaction code: IMS NAKs and says why in DFS1288E, which the bridge returns as the
-  // reply (ARCHITECTURE.md's second outcome): IMS refused the request, so no normal reply (exit 1).
+  // reply (docs/design/errors.md, the second outcome): IMS refused the request, so no normal reply (exit 1).
   r = req({"--persistent", "--commit-mode", "1", "IVTNOLT  HELLO"});
   EXPECT_EQ(r.code, 1) << r.both();
   EXPECT_TRUE(contains(r.out, "DFS1288E")) << r.both();
-  EXPECT_TRUE(contains(r.err, "IMB4919W")) << r.both();
+  EXPECT_TRUE(contains(r.err, imsb::msg::IMB4919W)) << r.both();
   EXPECT_TRUE(contains(r.err, "DFS1288E")) << r.both();
   EXPECT_EQ(rig_->depth(dead_q), 1);  // consumed, not dead-lettered
 }
@@ -167,10 +168,10 @@ TEST_F(imsreq_e2e, NoReplyIsExitCode8) {
   ran r = rig_->imsreq(
       {"--prefix", rig_->prefix(), "-m", qm_name, "-q", "PLAIN.Q", "-r", reply_q, "--wait", "300", "ECHO"});
   EXPECT_EQ(r.code, 8) << r.both();
-  EXPECT_TRUE(contains(r.err, "IMB4914E")) << r.both();
+  EXPECT_TRUE(contains(r.err, imsb::msg::IMB4914E)) << r.both();
   r = rig_->imsreq({"--prefix", rig_->prefix(), "-m", qm_name, "-q", "NO.SUCH.Q", "-r", reply_q, "ECHO"});
   EXPECT_EQ(r.code, 8) << r.both();
-  EXPECT_TRUE(contains(r.err, "IMB4912E")) << r.both();
+  EXPECT_TRUE(contains(r.err, imsb::msg::IMB4912E)) << r.both();
 }
 
 TEST_F(imsreq_e2e, ImsCommand) {
@@ -179,9 +180,9 @@ TEST_F(imsreq_e2e, ImsCommand) {
   EXPECT_TRUE(contains(r.out, "IVTNO")) << r.both();
 }
 
-// spec/mq.md §5.6: a new conversation (TranState ' ', CM1), two more steps with TranState 'C' and the
-// TranInstanceId IMS returned, then /EXIT with the same ID. IMS shows the conversation on the Tpipe while
-// it lasts and not after.
+// A conversation as IBM describes it [C: CONV]: a new one (TranState ' ', CM1), two more steps with TranState
+// 'C' and the TranInstanceId IMS returned, then /EXIT with the same ID. IMS shows the conversation on the
+// Tpipe while it lasts and not after.
 TEST_F(imsreq_e2e, ThreeStepConversationEndedByExit) {
   ran r = req({"--conversation", "new", "--persistent", ivtcv("ADD", "LASTCV")});
   ASSERT_EQ(r.code, 0) << r.both();

@@ -1,6 +1,6 @@
-// Operating the bridge end to end (issue 7 "Acceptance", the tests beyond seed 004): SUSPEND/RESUME,
-// duplicate output from imsemu (no second reply), CM1 with several messages in flight, and the MQIIH
-// flags that shape the reply (spec/mq.md §5.5, §5.8).
+// Operating the bridge end to end (the tests beyond seed004_test.cpp's): SUSPEND/RESUME, duplicate output
+// from imsemu (no second reply), CM1 with several messages in flight, and the MQIIH flags that shape the
+// reply [C: REPLY-IIH, IIH-FLAGS].
 
 #include <gtest/gtest.h>
 
@@ -87,7 +87,7 @@ TEST_F(operations, SuspendHoldsRequestsResumeSendsThem) {
 }
 
 // imsemu sends the next output twice (same send sequence number on the synchronized Tpipe): the bridge
-// ACKs the second and puts nothing (ARCHITECTURE.md CM0 step 6); DISPLAY PARTNER counts it.
+// ACKs the second and puts nothing (docs/design/commit-modes.md, CM0 step 6); DISPLAY PARTNER counts it.
 TEST_F(operations, DuplicateOutputGivesNoSecondReply) {
   const auto fault = rig_->ims_command("FAULT DUPLICATE OUTPUT 1");
   ASSERT_FALSE(fault.empty());
@@ -152,7 +152,7 @@ TEST_F(operations, Cm1SeveralInFlight) {
 }
 
 // The reply MQIIH's Format: ReplyToFormat when given; else the output MOD name; MQFMT_NONE with
-// MQIIH_REPLY_FORMAT_NONE (spec/mq.md §5.5 [C] IIH-FLAGS).
+// MQIIH_REPLY_FORMAT_NONE [C: REPLY-IIH, IIH-FLAGS].
 TEST_F(operations, ReplyFormatRules) {
   mq::mqiih iih;
   iih.commit_mode = '1';
@@ -173,7 +173,7 @@ TEST_F(operations, ReplyFormatRules) {
 }
 
 // MQIIH_PASS_EXPIRATION: the reply keeps what is left of the request's expiry; without it, unlimited
-// (spec/mq.md §5.4, §5.8 [C]).
+// [C: REPLY-MD, IIH-FLAGS].
 TEST_F(operations, PassExpiration) {
   mq::mqiih iih;
   iih.commit_mode = '1';

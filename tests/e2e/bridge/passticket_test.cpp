@@ -1,8 +1,7 @@
-// A PassTicket used twice, end to end (issue 7 "Security"; spec/mq.md §5.9 [C] PASSTICKET): the bridge
-// validates it and takes it once; the same ticket again is refused with MQFB_NOT_AUTHORIZED_FOR_IMS
-// (298): the request goes to the dead-letter queue with that feedback and the requester gets an exception
-// report. The ticket older than 20 minutes is the unit test's (tests/bridge/security_test.cpp,
-// passticket_older_than_20_minutes_is_refused: an injected clock).
+// A PassTicket used twice, end to end [C: PASSTICKET]: the bridge validates it and takes it once; the same
+// ticket again is refused with MQFB_NOT_AUTHORIZED_FOR_IMS (298): the request goes to the dead-letter queue
+// with that feedback and the requester gets an exception report. The ticket older than 20 minutes is the unit
+// test's (tests/bridge/security_test.cpp, passticket_older_than_20_minutes_is_refused: an injected clock).
 
 #include <gtest/gtest.h>
 #include <pwd.h>
@@ -35,7 +34,7 @@ class passticket : public ::testing::Test {
       k << "IMSAPPL " << std::string(64, 'b') << "\n";
     }
     ::chmod(keys_.c_str(), 0600);
-    // NONE: every message is authenticated, none from a cache (spec/mq.md §5.9 [C]).
+    // NONE: every message is authenticated, none from a cache [C: APP-ACCESS].
     const std::string e = rig_->start({}, {"--partner.access=NONE", "--bridge.passticket-keys=" + keys_});
     ASSERT_TRUE(e.empty()) << e;
   }

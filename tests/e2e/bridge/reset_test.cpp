@@ -1,5 +1,5 @@
-// RESET TPIPE with ACTION(COMMIT) and ACTION(BACKOUT) end to end (issue 7 "Operating it"; spec/mq.md
-// §5.10 [C]; ARCHITECTURE.md step 7).
+// RESET TPIPE with ACTION(COMMIT) and ACTION(BACKOUT) end to end ([C: RESYNC, RESET-TPIPE];
+// docs/design/resync.md).
 //
 // The state that needs the operator: a synchronized Tpipe stopped by a sequence-number mismatch with a
 // request in flight. IMS's journal is put back to an older copy (as after a restore from a backup): the
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "bridge_e2e.hpp"
+#include "imsb/core/messages.hpp"
 
 namespace imsb::test {
 namespace {
@@ -80,7 +81,7 @@ class reset_tpipe : public ::testing::TestWithParam<qm_mode> {
     ASSERT_TRUE(wait_tpipe([](const std::string& l) {
       return contains(l, "STATE(STOPPED") && field(l, "INFLIGHT") == "3";
     })) << tpipe_line();
-    ASSERT_TRUE(bridge_rig::wait_text([this] { return rig_->bridge_log(); }, "IMB2020E"))
+    ASSERT_TRUE(bridge_rig::wait_text([this] { return rig_->bridge_log(); }, imsb::msg::IMB2020E))
         << rig_->bridge_log();
     // Stopped: the request stays on its queue, unanswered, and nothing is dead-lettered.
     EXPECT_FALSE(rig_->get(reply_q, id, milliseconds(500)));
@@ -101,7 +102,7 @@ TEST_P(reset_tpipe, CommitRemovesTheRequestInFlight) {
   ASSERT_NO_FATAL_FAILURE(stop_with_request_in_flight("ECHO COMMITTED BY OPERATOR", id));
   // No SENDSEQ: with COMMIT the send number becomes the in-flight one, 3; the receive number stays 2.
   const std::string a = reset("ACTION(COMMIT)");
-  EXPECT_TRUE(contains(a, "IMB2013I") && contains(a, "SENDSEQ(3) RCVSEQ(2) ACTION(COMMIT)")) << a;
+  EXPECT_TRUE(contains(a, imsb::msg::IMB2013I) && contains(a, "SENDSEQ(3) RCVSEQ(2) ACTION(COMMIT)")) << a;
   // The request is gone and never replied to.
   EXPECT_EQ(rig_->depth(bridge_q), 0);
   EXPECT_EQ(rig_->depth(dead_q), 0);
@@ -125,7 +126,7 @@ TEST_P(reset_tpipe, BackoutSendsTheRequestAgain) {
   ASSERT_NO_FATAL_FAILURE(stop_with_request_in_flight("ECHO BACKED OUT BY OPERATOR", id));
   // IMS's numbers are 1/1 now: the operator sets ours to them.
   const std::string a = reset("SENDSEQ(1) RCVSEQ(1) ACTION(BACKOUT)");
-  EXPECT_TRUE(contains(a, "IMB2013I") && contains(a, "SENDSEQ(1) RCVSEQ(1) ACTION(BACKOUT)")) << a;
+  EXPECT_TRUE(contains(a, imsb::msg::IMB2013I) && contains(a, "SENDSEQ(1) RCVSEQ(1) ACTION(BACKOUT)")) << a;
   // The request goes again, as input 2, and gets its one reply.
   auto m = rig_->get(reply_q, id);
   ASSERT_TRUE(m) << "the backed-out request was not sent again";

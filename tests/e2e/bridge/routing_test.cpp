@@ -1,7 +1,7 @@
-// Where replies go and what character data looks like on each side (issue 7 "Acceptance"): a reply to a
-// queue on another queue manager lands on the transmission queue with the right MQXQH, directly or
-// through a queue-manager alias; a reply-to alias is honoured; an ASCII little-endian request reaches IMS
-// as EBCDIC and its reply comes back in the queue manager's CCSID, as does an EBCDIC big-endian one.
+// Where replies go and what character data looks like on each side: a reply to a queue on another queue
+// manager lands on the transmission queue with the right MQXQH, directly or through a queue-manager alias;
+// a reply-to alias is honoured; an ASCII little-endian request reaches IMS as EBCDIC and its reply comes
+// back in the queue manager's CCSID, as does an EBCDIC big-endian one.
 
 #include <gtest/gtest.h>
 
@@ -47,7 +47,7 @@ class routing : public ::testing::TestWithParam<qm_mode> {
     ASSERT_TRUE(xqh) << xqh.error().to_string();
     EXPECT_EQ(rtrim(xqh->remote_q_name), remote_q);
     EXPECT_EQ(rtrim(xqh->remote_q_mgr_name), remote_qmgr);
-    // The reply's own MQMD, as the far queue manager will see it (spec/mq.md §5.4).
+    // The reply's own MQMD, as the far queue manager will see it [C: REPLY-MD].
     EXPECT_EQ(xqh->msg_desc.correl_id, request_id);
     EXPECT_EQ(xqh->msg_desc.msg_type, mq::MQMT_REPLY);
     EXPECT_EQ(xqh->msg_desc.format, mq::MQFMT_IMS);
@@ -98,7 +98,7 @@ TEST_P(routing, ReplyToAliasIsHonoured) {
 }
 
 // ASCII (819) little-endian in: IMS (EBCDIC 037) reads the transaction code, so the text was converted;
-// the reply comes back as CCSID 819, encoding 546 (ARCHITECTURE.md "Character data").
+// the reply comes back as CCSID 819, encoding 546 (docs/design/character-data.md).
 TEST_P(routing, AsciiLittleEndianRequestReachesImsAsEbcdic) {
   auto o = request({"SHOWOTMA", "abc XYZ 123"}, '1');
   const auto id = rig_->put_request(o);

@@ -1,4 +1,4 @@
-// The four access levels (spec/mq.md §5.9; issue 7 "Security") through imsreq: what the bridge lets
+// The four access levels [C: APP-ACCESS] through imsreq: what the bridge lets
 // through and what IMS receives (SHOWOTMA's USERID and TOKEN, with a UTOKEN key shared by imsbridge and
 // imsemu). A refusal is MQFB_NOT_AUTHORIZED_FOR_IMS (298), reported to the requester.
 

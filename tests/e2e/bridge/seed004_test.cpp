@@ -1,6 +1,7 @@
-// Seed 004's statements (issue 7 "Acceptance"), each checked on both sides: the reply on the reply-to
-// queue (or the dead letter) AND what IMS received (SHOWOTMA's report, /DIS TMEMBER ... TPIPE). Every
-// test runs with the queue manager embedded in imsbridge (local:QM1) and as a strmqm daemon (bindings).
+// The statements of IBM's "How the WebSphere MQ-IMS bridge deals with messages" [C: BRIDGE-MSGS], each
+// checked on both sides: the reply on the reply-to queue (or the dead letter) AND what IMS received
+// (SHOWOTMA's report, /DIS TMEMBER ... TPIPE). Every test runs with the queue manager embedded in imsbridge
+// (local:QM1) and as a strmqm daemon (bindings).
 
 #include <gtest/gtest.h>
 
@@ -42,7 +43,7 @@ class seed004 : public ::testing::TestWithParam<qm_mode> {
 };
 
 // MQIIH + one LLZZ segment, CM0: IMS gets the transaction with commit mode 0 on a synchronized Tpipe; the
-// reply has an MQIIH with CommitMode '0' and TranState blank (spec/mq.md §5.5).
+// reply has an MQIIH with CommitMode '0' and TranState blank [C: REPLY-IIH].
 TEST_P(seed004, MqiihSingleSegmentCm0) {
   auto r = round_trip(request({"SHOWOTMA"}, '0'));
   ASSERT_TRUE(r);
@@ -77,8 +78,8 @@ TEST_P(seed004, MqiihMultiSegment) {
 }
 
 // No MQIIH: the transaction code from bytes 5-12, CM0, MQMD.Format as the MFS map name, security scope
-// CHECK (spec/mq.md §1.5 [C] BRIDGE-MSGS); the reply has no MQIIH and takes its Format from the output
-// MOD name (spec/mq.md §5.4 [C]).
+// CHECK [C: BRIDGE-MSGS]; the reply has no MQIIH and takes its Format from the output MOD name
+// [C: REPLY-MD].
 TEST_P(seed004, NoMqiihDefaults) {
   auto o = request({"SHOWOTMA MOD=OUTMAP1"});
   o.iih = false;
@@ -166,7 +167,7 @@ TEST_P(seed004, LengthCheckFeedbackOnDlq) {
 }
 
 // An LTERM as the transaction code: IMS NAKs and says why in DFS1288E, which is the reply (the request
-// is consumed, not dead-lettered: ARCHITECTURE.md's second outcome).
+// is consumed, not dead-lettered: the second outcome of docs/design/errors.md).
 TEST_P(seed004, LtermAsTrancodeGetsDfs1288e) {
   auto r = round_trip(request({"IVTNOLT  HELLO"}, '1'));
   ASSERT_TRUE(r);
@@ -175,7 +176,7 @@ TEST_P(seed004, LtermAsTrancodeGetsDfs1288e) {
   EXPECT_EQ(rig_->depth_when(bridge_q, 0), 0);
 }
 
-// An IMS command returns its output as the reply (spec/mq.md §5.7).
+// An IMS command returns its output as the reply [C: IMS-CMDS].
 TEST_P(seed004, ImsCommandReturnsItsOutput) {
   auto r = round_trip(request({"/DIS TRAN IVTNO"}, '1'));
   ASSERT_TRUE(r);
@@ -195,7 +196,8 @@ TEST_P(seed004, Cm0OnSynchronizedTpipeCm1OnTheOther) {
   EXPECT_NE(t0, t1);
   EXPECT_EQ(f0.at("SYNCHRONIZED"), "Y");
   EXPECT_EQ(f1.count("SYNCHRONIZED") ? f1.at("SYNCHRONIZED") : "", "N");
-  // The names: prefix CSQ + the queue's number in base 36 + S or N (issue 7), 8 characters at most.
+  // The names (docs/design/tpipes.md): prefix CSQ + the queue's number in base 36 + S or N, 8 characters
+  // at most.
   EXPECT_EQ(t0.rfind("CSQ", 0), 0u) << t0;
   EXPECT_LE(t0.size(), 8u) << t0;
   EXPECT_EQ(t0.back(), 'S') << t0;

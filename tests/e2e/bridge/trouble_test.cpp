@@ -1,6 +1,6 @@
-// ARCHITECTURE.md's third outcome end to end: system trouble never loses a message. A flood NAK (X'30')
-// backs the request out and retries it with back-off until IMS takes it; a dead-letter queue that cannot
-// be used stops the queue with the bad message still on it.
+// The third outcome of docs/design/errors.md end to end: system trouble never loses a message. A flood NAK
+// (X'30') backs the request out and retries it with back-off until IMS takes it; a dead-letter queue that
+// cannot be used stops the queue with the bad message still on it.
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// imsemu's run-time operation (issue 6): each fault set at run time through the local command socket
+// imsemu's run-time operation: each fault set at run time through the local command socket
 // (--command-socket) and proven through xcfhub with the scripted OTMA client; FAULT RESTART WARM|COLD;
 // the command socket's own behaviour, its client mode (imsemu --command) and the stdin console.
 
@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "imsb/core/messages.hpp"
 #include "imsb/imsemu/command_client.hpp"
 #include "imsb/imsemu/journal.hpp"
 #include "imsb/otma/message.hpp"
@@ -37,7 +38,7 @@ std::string joined(const lines& ls) {
   return s;
 }
 
-std::size_t count_of(const std::string& text, const std::string& what) {
+std::size_t count_of(const std::string& text, std::string_view what) {
   std::size_t n = 0;
   for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
@@ -69,7 +70,7 @@ class console_e2e : public imsemu_e2e {
     ASSERT_TRUE(client_->wait([&] { return client_->ready_count >= 1; })) << client_->lost_reason;
   }
   // Waits until the current start's log shows `what` `times` times.
-  bool wait_log(const std::string& what, std::size_t times = 1, milliseconds timeout = wait_long) {
+  bool wait_log(std::string_view what, std::size_t times = 1, milliseconds timeout = wait_long) {
     const auto until = steady::now() + timeout;
     while (count_of(read_file(log_of(starts_)), what) < times) {
       if (steady::now() >= until) return false;
@@ -118,12 +119,13 @@ const std::string echo_text = "ECHO    FAULTY";
 TEST_F(console_e2e, stop_answering_leaves_input_unanswered_until_resume) {
   start_with_socket();
   connect_client();
-  EXPECT_EQ(command("FAULT STOP"), (lines{"IMB5060I FAULT SET stop_answering=1"}));
+  EXPECT_EQ(command("FAULT STOP"), (lines{std::string(imsb::msg::IMB5060I) + " FAULT SET stop_answering=1"}));
   ASSERT_TRUE(client_->send(make_input("STOPTP", echo_text, 0)).ok());
   std::this_thread::sleep_for(milliseconds(1500));
   EXPECT_EQ(responses(), 0u);
   EXPECT_EQ(outputs(), 0u);
-  EXPECT_EQ(command("FAULT RESUME"), (lines{"IMB5060I FAULT SET stop_answering=0"}));
+  EXPECT_EQ(command("FAULT RESUME"),
+            (lines{std::string(imsb::msg::IMB5060I) + " FAULT SET stop_answering=0"}));
   const auto r = exchange(make_input("RESUMETP", echo_text, 0));
   EXPECT_TRUE(r.ack);
   EXPECT_EQ(r.tpipe, "RESUMETP");
@@ -133,13 +135,14 @@ TEST_F(console_e2e, stop_answering_leaves_input_unanswered_until_resume) {
 TEST_F(console_e2e, withhold_ack_sends_no_ack_for_the_next_input_only) {
   start_with_socket();
   connect_client();
-  EXPECT_EQ(command("FAULT WITHHOLD ACK 1"), (lines{"IMB5060I FAULT SET withhold_next_acks=1"}));
+  EXPECT_EQ(command("FAULT WITHHOLD ACK 1"),
+            (lines{std::string(imsb::msg::IMB5060I) + " FAULT SET withhold_next_acks=1"}));
   ASSERT_TRUE(client_->send(make_input("WHTP", echo_text, 1)).ok());
   // CM0 runs and sends its output after logging; only the ACK is missing.
   EXPECT_TRUE(client_->wait([&] { return client_->outputs.size() == 1; }));
   std::this_thread::sleep_for(milliseconds(500));
   EXPECT_EQ(responses(), 0u);
-  EXPECT_TRUE(wait_log("IMB5030W fault: ACK of input on tpipe WHTP"));
+  EXPECT_TRUE(wait_log(std::string(imsb::msg::IMB5030W) + " fault: ACK of input on tpipe WHTP"));
   const auto r = exchange(make_input("WHTP2", echo_text, 1));
   EXPECT_TRUE(r.ack);
   EXPECT_EQ(r.tpipe, "WHTP2");
@@ -148,22 +151,24 @@ TEST_F(console_e2e, withhold_ack_sends_no_ack_for_the_next_input_only) {
 TEST_F(console_e2e, ignore_client_ack_keeps_the_output_until_resync_settles_it) {
   start_with_socket();
   connect_client();
-  EXPECT_EQ(command("FAULT IGNORE ACK 1"), (lines{"IMB5060I FAULT SET ignore_next_client_acks=1"}));
+  EXPECT_EQ(command("FAULT IGNORE ACK 1"),
+            (lines{std::string(imsb::msg::IMB5060I) + " FAULT SET ignore_next_client_acks=1"}));
   const auto r = exchange(make_input("IGTP", echo_text, 1));
   EXPECT_TRUE(r.ack);
-  EXPECT_TRUE(wait_log("IMB5030W fault: client ACK of send number"));
+  EXPECT_TRUE(wait_log(std::string(imsb::msg::IMB5030W) + " fault: client ACK of send number"));
   // The output is still queued: IMS never saw the client's ACK. Meanwhile nothing more goes out on the
   // Tpipe (one output in flight per Tpipe).
   EXPECT_EQ(qct("IGTP"), 1u) << tpipe_line("IGTP");
   // The client comes back with its numbers (send 1, receive 1: it committed the output) and resyncs:
-  // IMS's send number is one below its receive, so the client answers "dequeue last output" (spec
-  // §1.5.4 [C]) and IMS drops it instead of sending it again.
+  // IMS's send number is one below its receive, so the client answers "dequeue last output"
+  // [C: IMS-SD-REP] and IMS drops it instead of sending it again.
   reconnect_client();
   const auto until = steady::now() + wait_long;
   while (qct("IGTP") != 0 && steady::now() < until) std::this_thread::sleep_for(milliseconds(50));
   EXPECT_EQ(qct("IGTP"), 0u) << tpipe_line("IGTP");
-  EXPECT_TRUE(wait_log("IMB5024I client MQCLIENT ready", 2));
-  EXPECT_TRUE(wait_log("IMB5026I REPresynch for tpipe IGTP of MQCLIENT: action X'0004'"));
+  EXPECT_TRUE(wait_log(std::string(imsb::msg::IMB5024I) + " client MQCLIENT ready", 2));
+  EXPECT_TRUE(
+      wait_log(std::string(imsb::msg::IMB5026I) + " REPresynch for tpipe IGTP of MQCLIENT: action X'0004'"));
   std::this_thread::sleep_for(milliseconds(300));
   EXPECT_EQ(outputs(), 0u);  // the new client was not sent it again
 }
@@ -171,7 +176,8 @@ TEST_F(console_e2e, ignore_client_ack_keeps_the_output_until_resync_settles_it) 
 TEST_F(console_e2e, duplicate_output_sends_it_twice_with_the_same_recoverable_number) {
   start_with_socket();
   connect_client();
-  EXPECT_EQ(command("FAULT DUPLICATE OUTPUT 1"), (lines{"IMB5060I FAULT SET duplicate_next_outputs=1"}));
+  EXPECT_EQ(command("FAULT DUPLICATE OUTPUT 1"),
+            (lines{std::string(imsb::msg::IMB5060I) + " FAULT SET duplicate_next_outputs=1"}));
   const auto r = exchange(make_input("DUPTP", echo_text, 1), 2);
   EXPECT_TRUE(r.ack);
   client_->locked([&] {
@@ -192,7 +198,8 @@ TEST_F(console_e2e, duplicate_output_sends_it_twice_with_the_same_recoverable_nu
 TEST_F(console_e2e, nak_next_answers_the_next_input_with_that_sense) {
   start_with_socket();
   connect_client();
-  EXPECT_EQ(command("FAULT NAK 001A"), (lines{"IMB5060I FAULT SET nak_next_sense=X'001A'"}));
+  EXPECT_EQ(command("FAULT NAK 001A"),
+            (lines{std::string(imsb::msg::IMB5060I) + " FAULT SET nak_next_sense=X'001A'"}));
   auto r = exchange(make_input("NAKTP", echo_text, 0), 0);
   EXPECT_FALSE(r.ack);
   EXPECT_EQ(r.sense, 0x001A);
@@ -208,7 +215,8 @@ TEST_F(console_e2e, delay_output_holds_the_output_after_the_ack) {
   // earliest) and an ACK that is merely slow on a loaded machine (ASan, 2 cores) are 1 s apart at least.
   constexpr milliseconds delay{3000};
   EXPECT_EQ(command("FAULT DELAY OUTPUT " + std::to_string(delay.count())),
-            (lines{"IMB5060I FAULT SET delay_output_ms=" + std::to_string(delay.count())}));
+            (lines{std::string(imsb::msg::IMB5060I) +
+                   " FAULT SET delay_output_ms=" + std::to_string(delay.count())}));
   const auto sent = steady::now();
   ASSERT_TRUE(client_->send(make_input("DLYTP", echo_text, 1)).ok());
   ASSERT_TRUE(client_->wait([&] { return !client_->responses.empty(); }));
@@ -225,14 +233,16 @@ TEST_F(console_e2e, delay_output_holds_the_output_after_the_ack) {
 TEST_F(console_e2e, crash_after_log_then_a_warm_start_runs_the_input_exactly_once) {
   start_with_socket();
   connect_client();
-  EXPECT_EQ(command("FAULT CRASH AFTER LOG"), (lines{"IMB5060I FAULT SET crash_after_log=1"}));
+  EXPECT_EQ(command("FAULT CRASH AFTER LOG"),
+            (lines{std::string(imsb::msg::IMB5060I) + " FAULT SET crash_after_log=1"}));
   // CM0 step 4: the client records the input as in flight before it sends it.
   client_->locked([&] { client_->records["CLOGTP"].in_flight = 1; });
   ASSERT_TRUE(client_->send(make_input("CLOGTP", echo_text, 1)).ok());
   const auto status = ims_.wait_exit(wait_long);
   ASSERT_TRUE(status.has_value());
   EXPECT_TRUE(WIFSIGNALED(*status) && WTERMSIG(*status) == SIGABRT) << *status;
-  EXPECT_NE(read_file(log_of(1)).find("IMB5031S crash fault: after logging input"), std::string::npos);
+  EXPECT_NE(read_file(log_of(1)).find(std::string(imsb::msg::IMB5031S) + " crash fault: after logging input"),
+            std::string::npos);
   EXPECT_EQ(responses(), 0u);  // it died before the ACK
 
   start_with_socket();  // warm: the logged input is run at open, its output waits for the client
@@ -247,7 +257,8 @@ TEST_F(console_e2e, crash_after_log_then_a_warm_start_runs_the_input_exactly_onc
 TEST_F(console_e2e, crash_after_run_then_after_resync_the_output_is_delivered_once) {
   start_with_socket();
   connect_client();
-  EXPECT_EQ(command("FAULT CRASH AFTER RUN"), (lines{"IMB5060I FAULT SET crash_after_run=1"}));
+  EXPECT_EQ(command("FAULT CRASH AFTER RUN"),
+            (lines{std::string(imsb::msg::IMB5060I) + " FAULT SET crash_after_run=1"}));
   // CM0 step 4 (the ACK may or may not get out before the crash).
   client_->locked([&] { client_->records["CRUNTP"].in_flight = 1; });
   ASSERT_TRUE(client_->send(make_input("CRUNTP", echo_text, 1)).ok());
@@ -275,10 +286,11 @@ TEST_F(console_e2e, restart_warm_keeps_tpipes_and_numbers) {
   auto r = exchange(make_input("RSTTP", echo_text, 1));
   ASSERT_TRUE(r.ack);
   EXPECT_NE(tpipe_line("RSTTP").find("SYN"), std::string::npos);
-  EXPECT_EQ(command("FAULT RESTART WARM"), (lines{"IMB5066I FAULT RESTART WARM SCHEDULED"}));
-  ASSERT_TRUE(wait_log("IMB5080I", 2)) << read_file(log_of(1));
+  EXPECT_EQ(command("FAULT RESTART WARM"),
+            (lines{std::string(imsb::msg::IMB5066I) + " FAULT RESTART WARM SCHEDULED"}));
+  ASSERT_TRUE(wait_log(imsb::msg::IMB5080I, 2)) << read_file(log_of(1));
   const std::string log = read_file(log_of(1));
-  EXPECT_NE(log.find("IMB5088I IMS RESTART WARM"), std::string::npos);
+  EXPECT_NE(log.find(std::string(imsb::msg::IMB5088I) + " IMS RESTART WARM"), std::string::npos);
   EXPECT_NE(log.find("DFS2361I"), std::string::npos);
   EXPECT_EQ(count_of(log, "DFS2360I"), 2u);
   EXPECT_NE(log.find("START=WARM"), std::string::npos);
@@ -298,12 +310,13 @@ TEST_F(console_e2e, restart_cold_resets_tpipes_and_numbers) {
   connect_client();
   ASSERT_TRUE(exchange(make_input("RSTTP", echo_text, 1)).ack);
   ASSERT_TRUE(exchange(make_input("RSTTP", echo_text, 2)).ack);
-  EXPECT_EQ(command("FAULT RESTART COLD"), (lines{"IMB5066I FAULT RESTART COLD SCHEDULED"}));
-  ASSERT_TRUE(wait_log("IMB5080I", 2)) << read_file(log_of(1));
+  EXPECT_EQ(command("FAULT RESTART COLD"),
+            (lines{std::string(imsb::msg::IMB5066I) + " FAULT RESTART COLD SCHEDULED"}));
+  ASSERT_TRUE(wait_log(imsb::msg::IMB5080I, 2)) << read_file(log_of(1));
   EXPECT_NE(read_file(log_of(1)).find("START=COLD"), std::string::npos);
   EXPECT_TRUE(client_->wait([&] { return client_->ready_count >= 2; }));
   EXPECT_EQ(tpipe_line("RSTTP").find("SYN"), std::string::npos) << tpipe_line("RSTTP");
-  // A cold-started Tpipe starts again from 1 (spec §1.10 [C]).
+  // A cold-started Tpipe starts again from 1 [C: MQ-RESYNC].
   client_->locked([&] { client_->records.clear(); });
   const auto r = exchange(make_input("RSTTP", echo_text, 1));
   EXPECT_TRUE(r.ack) << r.sense;
@@ -313,7 +326,7 @@ TEST_F(console_e2e, restart_cold_resets_tpipes_and_numbers) {
 TEST_F(console_e2e, hold_runs_keeps_input_queued_until_release) {
   start_with_socket();
   connect_client();
-  EXPECT_EQ(command("FAULT HOLD RUNS"), (lines{"IMB5060I FAULT SET hold_runs=1"}));
+  EXPECT_EQ(command("FAULT HOLD RUNS"), (lines{std::string(imsb::msg::IMB5060I) + " FAULT SET hold_runs=1"}));
   const auto r = exchange(make_input("HOLDTP", echo_text, 1), 0);
   EXPECT_TRUE(r.ack);
   std::this_thread::sleep_for(milliseconds(500));
@@ -326,7 +339,8 @@ TEST_F(console_e2e, hold_runs_keeps_input_queued_until_release) {
   in >> id >> code >> cls >> queued;
   EXPECT_EQ(queued, 1) << tran[1];
   EXPECT_TRUE(joined(command("FAULT SHOW")).find("hold_runs=1") != std::string::npos);
-  EXPECT_EQ(command("FAULT RELEASE RUNS"), (lines{"IMB5060I FAULT SET hold_runs=0"}));
+  EXPECT_EQ(command("FAULT RELEASE RUNS"),
+            (lines{std::string(imsb::msg::IMB5060I) + " FAULT SET hold_runs=0"}));
   EXPECT_TRUE(client_->wait([&] { return client_->outputs.size() == 1; }));
   EXPECT_EQ(last_output(), echo_text + "\n");
 }
@@ -362,7 +376,7 @@ TEST_F(console_e2e, command_socket_answers_lines_in_order_and_is_private) {
   EXPECT_EQ(run_program(IMSB_IMSEMU, {"--command", socket_, "/DIS OTMA"}, milliseconds(10000),
                         output_to::file(failed)),
             8);
-  EXPECT_NE(read_file(failed).find("IMB5086E"), std::string::npos) << read_file(failed);
+  EXPECT_NE(read_file(failed).find(imsb::msg::IMB5086E), std::string::npos) << read_file(failed);
 }
 
 TEST_F(console_e2e, stdin_console_and_socket_give_the_same_display_otma) {
@@ -374,10 +388,10 @@ TEST_F(console_e2e, stdin_console_and_socket_give_the_same_display_otma) {
                           ims_member + " --hub " + endpoint_ + " --state '" + state_ +
                           "' --command-socket '" + socket_ + "' < '" + input + "'";
   ims_ = child_process("/bin/sh", {"-c", cmd}, output_to::file(log_of(starts_)));
-  ASSERT_TRUE(wait_log("IMB5085I")) << read_file(log_of(starts_));
+  ASSERT_TRUE(wait_log(imsb::msg::IMB5085I)) << read_file(log_of(starts_));
   const lines from_socket = command("/DIS OTMA");
   ASSERT_FALSE(from_socket.empty());
-  EXPECT_EQ(from_socket.back(), "IMB5064I SERVER STATE NORMAL TIB 0/10000");
+  EXPECT_EQ(from_socket.back(), std::string(imsb::msg::IMB5064I) + " SERVER STATE NORMAL TIB 0/10000");
   const std::string log = read_file(log_of(starts_));
   EXPECT_NE(log.find(joined(from_socket)), std::string::npos) << "console:\n"
                                                               << log << "socket:\n"

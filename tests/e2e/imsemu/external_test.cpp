@@ -1,8 +1,8 @@
-// External programs through the real emulator (issue 6: "an executable that receives the input segments
-// and writes output segments in a documented format"): a definitions file naming /bin/sh programs written
+// External programs through the real emulator (an executable that receives the input segments and writes
+// output segments in a documented format): a definitions file naming /bin/sh programs written
 // into the test's folder, xcfhub and imsemu as processes, and the scripted OTMA client. The format is
 // imsemu/README.md "External programs" [D]; the abend path is the engine's (DFS555I to the client, the run
-// backed out; CM1 CONFIRM also hears "aborted", spec/otma-xcf.md §2.4).
+// backed out; CM1 CONFIRM also hears "aborted" [C: IMS-COMMIT]).
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "imsb/codepage/codepage.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/otma/message.hpp"
 #include "imsemu_e2e.hpp"
 #include "otma_client.hpp"
@@ -82,9 +83,9 @@ class external_e2e : public imsemu_e2e {
     options.insert(options.end(), extra.begin(), extra.end());
     start_ims(options);
   }
-  bool log_has(const std::string& what) { return read_file(log_of(starts_)).find(what) != std::string::npos; }
+  bool log_has(std::string_view what) { return read_file(log_of(starts_)).find(what) != std::string::npos; }
   // Console lines are written after the run; wait for them rather than race the emulator's stdout.
-  bool wait_log(const std::string& what) {
+  bool wait_log(std::string_view what) {
     const auto until = std::chrono::steady_clock::now() + wait_long;
     while (!log_has(what)) {
       if (std::chrono::steady_clock::now() > until) return false;
@@ -124,8 +125,10 @@ TEST_F(external_e2e, cm1_program_exiting_3_abends_u0456_dfs555i_and_commit_abort
   EXPECT_NE(reply.find("DFS555I TRANSACTION XFAIL ABEND U0456"), std::string::npos) << reply;
   ASSERT_TRUE(client_->wait([&] { return !client_->commits.empty(); }));
   EXPECT_FALSE(client_->locked([&] { return client_->commits[0]; }));  // backed out: "aborted"
-  EXPECT_TRUE(wait_log("IMB5045I PGM(XFAIL) TRAN(XFAIL) STDERR: no customer record"));
-  EXPECT_TRUE(wait_log("IMB5047E PGM(XFAIL) TRAN(XFAIL) ENDED WITH EXIT STATUS 3"));
+  EXPECT_TRUE(
+      wait_log(std::string(imsb::msg::IMB5045I) + " PGM(XFAIL) TRAN(XFAIL) STDERR: no customer record"));
+  EXPECT_TRUE(
+      wait_log(std::string(imsb::msg::IMB5047E) + " PGM(XFAIL) TRAN(XFAIL) ENDED WITH EXIT STATUS 3"));
   EXPECT_TRUE(wait_log("DFS554A IMSA XFAIL XFAIL ABEND U0456"));
 }
 
@@ -137,7 +140,7 @@ TEST_F(external_e2e, cm0_program_exiting_3_gets_dfs555i_as_committed_output) {
   const std::string reply = last_output();
   EXPECT_NE(reply.find("DFS555I TRANSACTION XFAIL ABEND U0456"), std::string::npos) << reply;
   EXPECT_EQ(client_->locked([&] { return client_->committed.size(); }), 1u);
-  EXPECT_TRUE(wait_log("IMB5033W program abended: transaction XFAIL U0456"));
+  EXPECT_TRUE(wait_log(std::string(imsb::msg::IMB5033W) + " program abended: transaction XFAIL U0456"));
 }
 
 TEST_F(external_e2e, program_that_does_not_exist_abends_with_the_errno_text) {
@@ -146,7 +149,7 @@ TEST_F(external_e2e, program_that_does_not_exist_abends_with_the_errno_text) {
   const auto r = exchange(make_input("XTP5", "XMISS", 0));
   EXPECT_TRUE(r.ack);
   EXPECT_NE(last_output().find("DFS555I TRANSACTION XMISS ABEND U0456"), std::string::npos) << last_output();
-  EXPECT_TRUE(wait_log("IMB5046E PGM(XMISS) TRAN(XMISS) NOT STARTED"));
+  EXPECT_TRUE(wait_log(std::string(imsb::msg::IMB5046E) + " PGM(XMISS) TRAN(XMISS) NOT STARTED"));
   EXPECT_TRUE(wait_log("No such file or directory"));
 }
 
@@ -162,7 +165,7 @@ TEST_F(external_e2e, program_running_past_its_proclim_time_abends_u0240) {
   EXPECT_TRUE(wait_log("DFS554A IMSA XSLOW XSLOW ABEND U0240"));
 }
 
-// Issue 6 review: a 5 s program used to run on the XCF I/O thread, so xcfhub's heartbeat (3 s) declared
+// A 5 s program used to run on the XCF I/O thread, so xcfhub's heartbeat (3 s) declared
 // imsemu failed and the client lost its session. Now the run is on the worker: the client keeps its
 // session, gets its ACK at once, and a command it sends meanwhile is answered before the run ends
 // (commands do not wait for the region, engine.hpp "External programs").
@@ -177,7 +180,8 @@ void expect_slow_run_does_not_block(std::unique_ptr<otma_client>& client, std::u
   ASSERT_TRUE(client->wait([&] { return client->outputs.size() == 1; }, std::chrono::milliseconds(3000)))
       << "the command waited for the run";
   const auto command_answered = std::chrono::steady_clock::now() - started;
-  EXPECT_NE(client->locked([&] { return all_text(client->outputs[0]); }).find("IMB5064I"), std::string::npos)
+  EXPECT_NE(client->locked([&] { return all_text(client->outputs[0]); }).find(imsb::msg::IMB5064I),
+            std::string::npos)
       << client->locked([&] { return all_text(client->outputs[0]); });
   EXPECT_LT(command_answered, std::chrono::seconds(4));
   // The reply, after about 5 s.
@@ -233,7 +237,7 @@ TEST_F(external_e2e, sigterm_during_a_long_run_stops_at_once_and_leaves_no_progr
     }
     EXPECT_TRUE(gone) << "process " << pid << " outlived imsemu";
   }
-  EXPECT_TRUE(log_has("IMB5091W"));
+  EXPECT_TRUE(log_has(imsb::msg::IMB5091W));
 }
 
 // FAULT RESTART during a run: the run is cancelled (its group killed, IMB5091W) before the engine goes;
@@ -248,7 +252,7 @@ TEST_F(external_e2e, fault_restart_during_a_run_drops_it_and_the_input_runs_once
   EXPECT_EQ(run_program(IMSB_IMSEMU, {"--command", socket, "FAULT RESTART WARM"},
                         std::chrono::milliseconds(10000), output_to::file(dir_.file("command.out"))),
             0);
-  EXPECT_TRUE(wait_log("IMB5091W"));
+  EXPECT_TRUE(wait_log(imsb::msg::IMB5091W));
   ASSERT_TRUE(client_->wait([&] { return client_->outputs.size() == 1; }, std::chrono::milliseconds(30000)))
       << read_file(log_of(starts_));
   EXPECT_EQ(last_output(), "HELLO FROM XWAIT FOR MQCLIENT VIA XTPR\n");

@@ -1,8 +1,8 @@
-// Issue 6 acceptance (b): flood control (spec/otma-xcf.md §2.10 [C thresholds, D emulator]; engine.hpp rule
-// 5) trips at the configured TIB limit and relieves, seen from a raw XCF member against a real imsemu.
+// Flood control (thresholds [C: IMS-FLOOD], the emulator's X'3C' [D]; engine.hpp rule 5) trips at the
+// configured TIB limit and relieves, seen from a raw XCF member against a real imsemu.
 //
 // The inputs are kept active without a fault: CM1 input stays active (logged, its run not committed)
-// until the client ACKs the reply (spec §2.4 [C]), and this client holds its ACKs. (faults::hold_runs has
+// until the client ACKs the reply [C: IMS-STC-FLOW], and this client holds its ACKs. (faults::hold_runs has
 // no FAULT command word, so neither --fault nor the operator console can set it.) Releasing the ACKs
 // commits the runs, which is the relief.
 
@@ -25,7 +25,7 @@
 namespace imsb::test {
 namespace {
 
-constexpr std::uint32_t tib_limit = 200;  // INPUT= lowest allowed value (spec §2.10 [C])
+constexpr std::uint32_t tib_limit = 200;  // INPUT= lowest allowed value [C: IMS-FLOOD]
 constexpr const char* flood_client = "MQFLOOD";
 
 std::string tpipe_no(std::uint32_t i) {
@@ -86,7 +86,7 @@ TEST(flood_e2e, trips_at_the_tib_limit_and_relieves) {
     ASSERT_GE(ack_at[i], 0) << "no answer to input " << i << "\n" << rig.log();
     ASSERT_TRUE(client.at(static_cast<std::size_t>(ack_at[i])).otma->mci.is_ack()) << i;
   }
-  // X'3C' degraded at 80 % (spec §2.10): after the ACK of input 160 (160 active), before that of input 161.
+  // X'3C' degraded at 80 % [D]: after the ACK of input 160 (160 active), before that of input 161.
   const long degraded = client.wait_for(
       0, [](const otma::otma_message& m) { return is_server_state(m, otma::server_status::degraded); });
   ASSERT_GE(degraded, 0);

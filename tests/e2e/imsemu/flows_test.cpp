@@ -1,7 +1,8 @@
-// Every IMS flow and DFS message of issue 6, reproduced through a real xcfhub and imsemu with the scripted
+// Every IMS flow and DFS message the emulator reproduces, through a real xcfhub and imsemu with the scripted
 // OTMA client (otma_client.hpp): one test each, named after what it reproduces. The rules are engine.hpp's
-// (its header comment, rules 1–6) and spec/otma-xcf.md §1.10, §2.3–§2.11; the unit tests of the same rules
-// are tests/imsemu/engine_test.cpp and engine_review_test.cpp. Flood warnings (DFS1988W) are in
+// (its header comment, rules 1–6: IBM's OTMA flows [C: IMS-FLOWS, IMS-RS-SUMMARY] and our choices in
+// docs/design/otma.md); the unit tests of the same rules are tests/imsemu/engine_test.cpp and
+// engine_review_test.cpp. Flood warnings (DFS1988W) are in
 // flood_test.cpp.
 
 #include <gtest/gtest.h>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "imsb/codepage/codepage.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/otma/message.hpp"
 #include "imsb/otma/sense.hpp"
 #include "imsb/tpipe/protocol.hpp"
@@ -98,7 +100,7 @@ class flows_e2e : public imsemu_e2e {
   }
 
   // A new client in place of one whose session ended, with the records of its synchronized Tpipes (as the
-  // bridge reloads them, ARCHITECTURE.md step 7): it bids with resync.
+  // bridge reloads them, docs/design/commit-modes.md, CM0 step 7): it bids with resync.
   void reconnect_keeping_records() {
     const auto records = client_->locked([&] { return client_->records; });
     client_.reset();
@@ -120,7 +122,7 @@ class flows_e2e : public imsemu_e2e {
   }
   std::uint32_t last_output_rsn() { return last_message().mci.recoverable_seq; }
 
-  // An IMS command sent CM1 on the command Tpipe (spec §2.9 [C]: a Tpipe reserved for commands); its answer.
+  // An IMS command sent CM1 on the command Tpipe ([C: IMS-CMDS]: a Tpipe reserved for commands); its answer.
   std::string command(const std::string& text, const std::string& user = {}) {
     const auto r = exchange(make_input("CMDTP", text, 0, user));
     EXPECT_TRUE(r.ack) << text << ": sense " << r.sense;
@@ -149,7 +151,7 @@ class flows_e2e : public imsemu_e2e {
 TEST_F(flows_e2e, dfs064_unknown_transaction_code_is_answered_as_output_data) {
   start_flows();
   // CM0 on a synchronized Tpipe: ACKed, the input logged (its number used), DFS064 through the queue with
-  // the next recoverable send number (spec §2.8 [D emulator]).
+  // the next recoverable send number ([D], docs/design/otma.md).
   auto r = exchange(make_input("MQTP1", "BADTRAN SOMETHING", 1));
   EXPECT_TRUE(r.ack);
   EXPECT_EQ(last_output(), "DFS064 DESTINATION CAN NOT BE FOUND OR CREATED, DEST=BADTRAN\n");
@@ -282,7 +284,7 @@ TEST_F(flows_e2e, sense_1c_cm1_on_a_synchronized_tpipe) {
   EXPECT_TRUE(r.ack);
   const std::size_t count = output_count();
   // Any CM1 input on it, whatever the destination: a transaction, an unknown code (before DFS064), a
-  // command (spec §1.10 table [C]).
+  // command [C: IMS-RS-SUMMARY].
   for (const std::string text : {"ECHO    CM1", "NOSUCH  CM1", "/DIS OTMA"}) {
     r = exchange(make_input("MQTP1", text, 0), 0);
     EXPECT_FALSE(r.ack) << text;
@@ -322,8 +324,9 @@ TEST_F(flows_e2e, sense_1f_recoverable_number_that_is_not_receive_plus_1_then_re
     r = exchange(make_input("MQTP1", "ECHO    WRONG", rsn), 0);
     EXPECT_FALSE(r.ack) << rsn;
     EXPECT_EQ(r.sense, otma::sense::invalid_recoverable_seq) << rsn;
-    // ARCHITECTURE.md step 7: the client drops the session on X'1F', and the next bid resyncs the Tpipe;
-    // IMS logged nothing of it, so both sides still agree on 1/1 and the client says "continue".
+    // CM0 step 7 (docs/design/commit-modes.md): the client drops the session on X'1F', and the next bid
+    // resyncs the Tpipe; IMS logged nothing of it, so both sides still agree on 1/1 and the client says
+    // "continue".
     ASSERT_TRUE(client_->wait([&] { return client_->lost_count >= 1; })) << rsn;
     EXPECT_NE(client_->locked([&] { return client_->lost_reason; }).find("X'1F'"), std::string::npos);
     expect_no_more_outputs(count);
@@ -387,7 +390,7 @@ TEST_F(flows_e2e, dfs2082_cm1_transaction_whose_program_does_not_reply) {
   EXPECT_EQ(tpipe::tpipe_of(output_at(1)), "ALTTP");
   EXPECT_EQ(all_text(output_at(1)), text + "\n");
 
-  // CM0: no DFS2082 unless the client asks for it with server state X'40' (spec §2.4 [C]).
+  // CM0: no DFS2082 unless the client asks for it with server state X'40' [C: IIH-FLAGS].
   r = exchange(make_input("MQTP1", text, 1));
   EXPECT_TRUE(r.ack);
   EXPECT_EQ(tpipe::tpipe_of(last_message()), "ALTTP");
@@ -438,7 +441,7 @@ TEST_F(flows_e2e, dequeue_purge1_and_purge_discard_cm0_output_held_after_naks) {
   EXPECT_EQ(last_output(), "ECHO    ONE\n");
   client_->nak_output(last_message(), otma::sense::invalid_message);
   EXPECT_TRUE(log_shows("NAKed by MQCLIENT (sense"));
-  // Held (spec §2.3 [C]: a NAK returns it to the queue): what comes after waits behind it.
+  // Held ([C: IMS-CTS-FLOW]: a NAK returns it to the queue): what comes after waits behind it.
   r = exchange(make_input("MQTP1", "ECHO    TWO", 2), 0);
   EXPECT_TRUE(r.ack);
   r = exchange(make_input("MQTP1", "ECHO    THREE", 3), 0);
@@ -498,7 +501,7 @@ TEST_F(flows_e2e, dis_tran_plain_lists_class_queue_count_and_status) {
 TEST_F(flows_e2e, dis_tran_architected_with_extended_response_requested) {
   start_flows();
   EXPECT_EQ(command("/STO TRAN ECHO"), "DFS058I STOP COMMAND COMPLETED\n");
-  // spec §1.13 [C]: MCI+2 X'10'; one Transaction Attributes Segment per transaction.
+  // [C: IMS-DISTRAN]: MCI+2 X'10'; one Transaction Attributes Segment per transaction.
   otma_message m = make_input("CMDTP", "/DIS TRAN IVTNO IVTCV ECHO ECHONR FPECHO NOSUCH", 0);
   m.mci.response_flag = otma::response::extended_requested;
   const auto r = exchange(m);
@@ -535,7 +538,7 @@ TEST_F(flows_e2e, dis_otma_shows_the_group_the_server_and_the_client) {
   EXPECT_EQ(lines[2], "DFS000I -IMSA             ACTIVE       SERVER         NONE");
   EXPECT_EQ(line_starting(dis, "DFS000I -MQCLIENT"),
             "DFS000I -MQCLIENT         ACTIVE       ACCEPT TRAFFIC NONE     0     5000");
-  EXPECT_NE(line_starting(dis, "IMB5064I SERVER STATE NORMAL TIB 0/"), "") << dis;
+  EXPECT_NE(line_starting(dis, std::string(imsb::msg::IMB5064I) + " SERVER STATE NORMAL TIB 0/"), "") << dis;
 }
 
 TEST_F(flows_e2e, dis_tmember_tpipe_shows_the_member_and_the_tpipe_counts) {
@@ -558,14 +561,14 @@ TEST_F(flows_e2e, dis_tmember_tpipe_shows_the_member_and_the_tpipe_counts) {
 TEST_F(flows_e2e, command_output_does_not_echo_the_clients_user_data) {
   start_flows();
   const bytes ours = user_bytes("OUR USER DATA 0123456789");
-  // A transaction's output returns the user data unchanged (spec §1.7 [C]) ...
+  // A transaction's output returns the user data unchanged [C: IMS-USR] ...
   otma_message echo = make_input("CM1TP", "ECHO    WITH USER DATA", 0);
   echo.user = otma::user_data{ours};
   auto r = exchange(echo);
   EXPECT_TRUE(r.ack);
   ASSERT_TRUE(last_message().user.has_value());
   EXPECT_EQ(last_message().user->body, ours);
-  // ... a command's does not: the prefixes are not replicated (spec §2.9 [C]).
+  // ... a command's does not: the prefixes are not replicated [C: IMS-CMDS].
   otma_message cmd = make_input("CMDTP", "/DIS OTMA", 0);
   cmd.user = otma::user_data{ours};
   r = exchange(cmd);

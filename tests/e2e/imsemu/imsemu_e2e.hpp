@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "imsb/codepage/codepage.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/otma/message.hpp"
 #include "imsb/otma/sense.hpp"
 #include "imsb/tpipe/protocol.hpp"
@@ -110,8 +111,8 @@ inline bytes read_hex(const std::string& relative) {
   return out;
 }
 
-// An XCF member joined through the xcfhub TCP backend with a plain member_handler: what it sends are
-// exactly the given bytes (the control area a copy of the first 32, as tpipe/xcf_link does, spec §4.5 [I]),
+// An XCF member joined through the xcfhub TCP backend with a plain member_handler: what it sends are exactly
+// the given bytes (the control area a copy of the first 32, as tpipe/src/xcf_link.cpp does [I: XCF-MSGO]),
 // and it records every message it gets, decoded when it decodes.
 class raw_member final : public xcf::member_handler {
  public:
@@ -248,10 +249,10 @@ class ims_rig {
     std::vector<std::string> args{"--hub", endpoint, "--state", dir.file("state"), "--no-console"};
     args.insert(args.end(), extra.begin(), extra.end());
     ims = child_process(IMSB_IMSEMU, args, output_to::file(dir.file("imsemu.log")));
-    return wait_log("IMB5080I");
+    return wait_log(imsb::msg::IMB5080I);
   }
   // Waits until imsemu's console shows `what` (at or after `from` in its log); false on timeout.
-  bool wait_log(const std::string& what, std::size_t from = 0,
+  bool wait_log(std::string_view what, std::size_t from = 0,
                 std::chrono::milliseconds timeout = wait_long) const {
     const auto until = std::chrono::steady_clock::now() + timeout;
     for (;;) {

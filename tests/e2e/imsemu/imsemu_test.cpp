@@ -1,6 +1,7 @@
-// imsemu as a real program (issue 6): xcfhub and imsemu started as child processes on loopback, and a
+// imsemu as a real program: xcfhub and imsemu started as child processes on loopback, and a
 // scripted OTMA client in this test — tpipe::client_link over the xcfhub TCP backend — that records what
-// IMS sends and ACKs output only after it has "committed" it (CM0 step 6, spec/otma-xcf.md §1.10 [C]).
+// IMS sends and ACKs output only after it has "committed" it (docs/design/commit-modes.md, CM0 step 6;
+// [C: IMS-RS-CS]).
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "imsb/codepage/codepage.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/imsemu/journal.hpp"
 #include "imsb/otma/message.hpp"
 #include "imsb/otma/sense.hpp"
@@ -135,9 +137,10 @@ TEST_F(imsemu_e2e, kill_between_input_ack_and_output_ack_delivers_the_output_onc
 }
 
 TEST_F(imsemu_e2e, crash_between_output_and_its_ack_resyncs_to_dequeue_last_output_with_no_duplicate) {
-  // The client commits the output and ACKs it; IMS dies before it has logged that ACK (the fault drops
-  // the ACK, then kill -9): after the warm start IMS still holds the output as unacknowledged. Resync
-  // (ARCHITECTURE.md step 7, spec §1.5.4 [C]) must end in "dequeue last output", not a second delivery.
+  // The client commits the output and ACKs it; IMS dies before it has logged that ACK (the fault drops the
+  // ACK, then kill -9): after the warm start IMS still holds the output as unacknowledged. Resync
+  // (docs/design/commit-modes.md, CM0 step 7; [C: IMS-SD-REP]) must end in "dequeue last output", not a
+  // second delivery.
   start_ims({"--fault", "IGNORE ACK 1"});
   connect_client();
   const auto r = exchange(make_input("MQTP1", phone_line("ADD", "BROWN", "ANN", "777", "20002"), 1));
@@ -174,7 +177,7 @@ TEST_F(imsemu_e2e, crash_between_output_and_its_ack_resyncs_to_dequeue_last_outp
 
 TEST_F(imsemu_e2e, fault_from_the_command_line_naks_the_next_input) {
   start_ims({"--fault", "NAK 0030"});
-  EXPECT_NE(read_file(log_of(1)).find("IMB5060I"), std::string::npos) << read_file(log_of(1));
+  EXPECT_NE(read_file(log_of(1)).find(imsb::msg::IMB5060I), std::string::npos) << read_file(log_of(1));
   connect_client();
   auto r = exchange(make_input("CM1TP", "ECHO    FIRST", 0), 0);
   EXPECT_FALSE(r.ack);
@@ -190,10 +193,10 @@ TEST_F(imsemu_e2e, bad_options_and_help) {
                          "--fault", "NONSENSE"},
                         milliseconds(10000), output_to::file(dir_.file("bad-fault.log"))),
             8);
-  EXPECT_NE(read_file(dir_.file("bad-fault.log")).find("IMB5081E"), std::string::npos);
+  EXPECT_NE(read_file(dir_.file("bad-fault.log")).find(imsb::msg::IMB5081E), std::string::npos);
   EXPECT_EQ(
       run_program(IMSB_IMSEMU, {"--bogus"}, milliseconds(10000), output_to::file(dir_.file("bogus.log"))), 2);
-  EXPECT_NE(read_file(dir_.file("bogus.log")).find("IMB5083E"), std::string::npos);
+  EXPECT_NE(read_file(dir_.file("bogus.log")).find(imsb::msg::IMB5083E), std::string::npos);
   EXPECT_EQ(run_program(IMSB_IMSEMU, {"--help"}, milliseconds(10000), output_to::file(dir_.file("help.log"))),
             0);
   const std::string help = read_file(dir_.file("help.log"));

@@ -1,12 +1,12 @@
-// Issue 6 acceptance: `kill -9` of imsemu at random moments under CM0 load from a scripted client, 20
+// `kill -9` of imsemu at random moments under CM0 load from a scripted client, 20
 // times; afterwards the journal shows every recoverable transaction run exactly once and every output was
 // delivered (committed by the client) exactly once after resync.
 //
-// The client follows ARCHITECTURE.md steps 4-7 with an in-memory "state queue": per synchronized Tpipe a
-// client_tpipe_record; the in-flight number is recorded before the send (step 4), `send` on the ACK
-// (step 5), `receive` on commit before the output's ACK (step 6), and after a loss it only re-bids with
-// resync and acts on the decisions (step 7). One CM0 input is in flight per synchronized Tpipe.
-// spec/otma-xcf.md §1.10 [C] (recoverable numbers), §1.5.4 [C] (REPresynch actions).
+// The client follows CM0 steps 4-7 of docs/design/commit-modes.md with an in-memory "state queue": per
+// synchronized Tpipe a client_tpipe_record; the in-flight number is recorded before the send (step 4), `send`
+// on the ACK (step 5), `receive` on commit before the output's ACK (step 6), and after a loss it only re-bids
+// with resync and acts on the decisions (step 7). One CM0 input is in flight per synchronized Tpipe.
+// Recoverable numbers [C: IMS-RESYNC]; REPresynch actions [C: IMS-SD-REP].
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "imsb/core/messages.hpp"
 #include "imsb/imsemu/journal.hpp"
 #include "imsb/otma/message.hpp"
 #include "imsb/tpipe/protocol.hpp"
@@ -266,7 +267,7 @@ class cm0_client final : public tpipe::client_observer {
   }
 
   struct tpipe_side {
-    tpipe::client_tpipe_record record;  // the "state queue" record (ARCHITECTURE.md step 4)
+    tpipe::client_tpipe_record record;  // the "state queue" record (CM0 step 4)
     bool resend = false;                // resync said: send the in-flight input again
   };
 
@@ -340,7 +341,7 @@ class imsemu_kill_e2e : public ::testing::Test {
                           state_, "--no-console", "--join-retry-ms", "10000"},
                          output_to::file(log_of(starts_)));
     const auto until = steady::now() + wait_long;
-    while (read_file(log_of(starts_)).find("IMB5080I") == std::string::npos) {
+    while (read_file(log_of(starts_)).find(imsb::msg::IMB5080I) == std::string::npos) {
       ASSERT_TRUE(ims_.running()) << "imsemu ended:\n" << read_file(log_of(starts_));
       ASSERT_LT(steady::now(), until) << read_file(log_of(starts_));
       std::this_thread::sleep_for(milliseconds(5));

@@ -1,7 +1,8 @@
 #pragma once
 // The scripted OTMA client of the imsemu end-to-end tests (tpipe::client_link over the xcfhub TCP backend,
-// recording what IMS sends and ACKing output only after it has "committed" it: CM0 step 6, spec/otma-xcf.md
-// §1.10 [C]) and the fixture that starts xcfhub and imsemu as child processes on loopback.
+// recording what IMS sends and ACKing output only after it has "committed" it: CM0 step 6 of
+// docs/design/commit-modes.md, [C: IMS-RS-CS]) and the fixture that starts xcfhub and imsemu as child
+// processes on loopback.
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "imsb/codepage/codepage.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/otma/message.hpp"
 #include "imsb/otma/sense.hpp"
 #include "imsb/tpipe/protocol.hpp"
@@ -69,7 +71,7 @@ class otma_client final : public tpipe::client_observer {
     link_->with_session([&](tpipe::client_session& s) { s.nak_output(m, sense); });
   }
 
-  // ACK an output by hand (with auto_ack off), and deallocate a conversation (spec §2.5 [C]). Not under the
+  // ACK an output by hand (with auto_ack off), and deallocate a conversation [C: IMS-CONV]. Not under the
   // client's mutex either.
   void ack(const otma_message& m) {
     link_->with_session([&](tpipe::client_session& s) { s.ack_output(m); });
@@ -213,7 +215,7 @@ class imsemu_e2e : public ::testing::Test {
     args.insert(args.end(), extra.begin(), extra.end());
     ims_ = child_process(IMSB_IMSEMU, args, output_to::file(log_of(starts_)));
     const auto until = std::chrono::steady_clock::now() + wait_long;
-    while (read_file(log_of(starts_)).find("IMB5080I") == std::string::npos) {
+    while (read_file(log_of(starts_)).find(imsb::msg::IMB5080I) == std::string::npos) {
       ASSERT_TRUE(ims_.running()) << "imsemu ended:\n" << read_file(log_of(starts_));
       ASSERT_LT(std::chrono::steady_clock::now(), until) << read_file(log_of(starts_));
       std::this_thread::sleep_for(milliseconds(10));

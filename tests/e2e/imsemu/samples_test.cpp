@@ -1,8 +1,8 @@
-// Issue 6 acceptance (a): IBM's sample messages of spec/otma-xcf.md §1.12 — the client-bid complete as
-// published, the others as our [D]-completed vectors (tests/vectors/otma/README.md) — sent byte for byte
-// from a raw XCF member to a real imsemu through a real xcfhub, and answered as the engine's rules say
-// (engine.hpp). imsemu runs with its default definitions, which include /SECURE OTMA NONE, so the
-// samples' IBM UTOKENs are not checked (spec §3.1 [C]).
+// IBM's sample OTMA messages [C-hex: IMS-SAMPLE, IMS-SAMPLE-RS] — the client-bid complete as published, the
+// others as our [D]-completed vectors (tests/vectors/otma/README.md) — sent byte for byte from a raw XCF
+// member to a real imsemu through a real xcfhub, and answered as the engine's rules say (engine.hpp). imsemu
+// runs with its default definitions, which include /SECURE OTMA NONE, so the samples' IBM UTOKENs are not
+// checked [C: IMS-SEC-CHECK].
 
 #include <gtest/gtest.h>
 
@@ -12,6 +12,7 @@
 #include <string>
 #include <variant>
 
+#include "imsb/core/messages.hpp"
 #include "imsb/otma/message.hpp"
 #include "imsb/otma/sense.hpp"
 #include "imsb/tpipe/protocol.hpp"
@@ -31,7 +32,7 @@ class samples_e2e : public ::testing::Test {
     member_.reset();
     if (HasFailure()) std::cerr << "---- imsemu ----\n" << rig_.log();
   }
-  // Joins as `name`: the client's XCF member name is the one its bid names (spec §1.5.2 [C]).
+  // Joins as `name`: the client's XCF member name is the one its bid names [C: IMS-SD-CB].
   void join_as(const std::string& name) {
     member_ = std::make_unique<raw_member>(rig_.endpoint, name);
     const auto rc = member_->join();
@@ -48,7 +49,7 @@ class samples_e2e : public ::testing::Test {
     EXPECT_GE(i, 0) << "no answer to " << file;
     if (i < 0) return i;
     const auto m = *member_->at(static_cast<std::size_t>(i)).otma;
-    // MCI X'30' (response to a command) with X'80' ACK: spec §1.11 [C].
+    // MCI X'30' (response to a command) with X'80' ACK [C: IMS-MCI].
     EXPECT_EQ(m.mci.message_type, otma::msg_type::response | otma::msg_type::command) << file;
     EXPECT_EQ(m.mci.response_flag, otma::response::ack) << file;
     EXPECT_EQ(m.mci.sense_code, 0u) << file;
@@ -63,8 +64,8 @@ TEST_F(samples_e2e, ibm_client_bid_as_published_is_acked) {
   join_as("CLIENT1");
   const long ack = bid_and_expect_ack("client_bid.hex", cmd::client_bid);
   ASSERT_GE(ack, 0);
-  EXPECT_TRUE(rig_.wait_log("IMB5022I bid of CLIENT1 accepted")) << rig_.log();
-  // A plain bid: no SRVresynch follows (spec §2.7 [C] — only CBresynch starts resync).
+  EXPECT_TRUE(rig_.wait_log(std::string(imsb::msg::IMB5022I) + " bid of CLIENT1 accepted")) << rig_.log();
+  // A plain bid: no SRVresynch follows ([C: IMS-RESYNC] — only CBresynch starts resync).
   const long srv = member_->wait_for(
       0,
       [](const otma::otma_message& m) {
@@ -78,8 +79,8 @@ TEST_F(samples_e2e, ibm_cbresynch_is_acked_and_followed_by_srvresynch) {
   join_as("MQXCF6");
   const long ack = bid_and_expect_ack("cbresynch.hex", cmd::cbresynch);
   ASSERT_GE(ack, 0);
-  // §2.7 [C]: after CBresynch IMS sends SRVresynch, listing the synchronized Tpipes: none for a member
-  // IMS has never seen.
+  // [C: IMS-RESYNC, IMS-SD-SRV]: after CBresynch IMS sends SRVresynch, listing the synchronized Tpipes: none
+  // for a member IMS has never seen.
   const long srv = member_->wait_for(static_cast<std::size_t>(ack), [](const otma::otma_message& m) {
     return m.mci.is_command() && !m.mci.is_response() && m.mci.command_type == cmd::srvresynch;
   });
@@ -119,8 +120,8 @@ TEST_F(samples_e2e, ibm_transaction_sample_after_the_bid) {
   ASSERT_GE(out, 0);
   const auto o = *member_->at(static_cast<std::size_t>(out)).otma;
   EXPECT_EQ(tpipe::tpipe_of(o), "TPIPE1");
-  EXPECT_TRUE(o.mci.response_requested());  // CM0 output waits for the client's ACK (spec §1.10 [C])
-  EXPECT_EQ(o.mci.recoverable_seq, 0u);     // no recoverable number in, none out (spec §1.10 [C])
+  EXPECT_TRUE(o.mci.response_requested());  // CM0 output waits for the client's ACK [C: IMS-CTS-FLOW]
+  EXPECT_EQ(o.mci.recoverable_seq, 0u);     // no recoverable number in, none out [C: IMS-RS-SUMMARY]
   EXPECT_EQ(all_text(o).find("DFS064"), std::string::npos) << all_text(o);
   EXPECT_NE(all_text(o).find("PROCESS CODE IS NOT VALID"), std::string::npos) << all_text(o);
 }

@@ -1,4 +1,4 @@
-// OTMA sessions through a real xcfhub and imsemu (issue 6): what the emulator shows of a client's message
+// OTMA sessions through a real xcfhub and imsemu: what the emulator shows of a client's message
 // (SHOWOTMA, field by field), CM1 with sync levels NONE and CONFIRM, an IVTCV conversation ended three
 // ways, ALTPCB output to a second client member through a destination descriptor, the client-bid checks,
 // server-available and the X'3C' heartbeat, and /SECURE OTMA FULL and PROFILE. The definitions are
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "imsb/codepage/codepage.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/otma/message.hpp"
 #include "imsb/otma/sense.hpp"
 #include "imsb/tpipe/protocol.hpp"
@@ -102,7 +103,7 @@ otma::otma_message build(const input_fields& f) {
   return m;
 }
 
-// A message that goes on an active conversation: state "conversational" and its server token (spec §2.6 [C]).
+// A message that goes on an active conversation: state "conversational" and its server token [C: IMS-CONV].
 otma::otma_message in_conversation(otma::otma_message m, const otma::raw_bytes<16>& token) {
   auto& sd = std::get<otma::transaction_state_data>(*m.state);
   sd.server_state = static_cast<std::uint8_t>(sd.server_state | otma::server_state::conversational);
@@ -154,7 +155,7 @@ class sessions_e2e : public imsemu_e2e {
     args.insert(args.end(), extra.begin(), extra.end());
     start_ims(args);
   }
-  bool wait_log(const std::string& what, milliseconds timeout = wait_long) const {
+  bool wait_log(std::string_view what, milliseconds timeout = wait_long) const {
     const auto until = std::chrono::steady_clock::now() + timeout;
     for (;;) {
       if (read_file(log_of(starts_)).find(what) != std::string::npos) return true;
@@ -257,12 +258,12 @@ TEST_F(sessions_e2e, showotma_shows_each_field_exactly_as_the_client_sent_it) {
     const auto* sd = state_of(reply);
     ASSERT_NE(sd, nullptr);
     EXPECT_EQ(sd->modname.value(), c.out_mod);
-    // The reply is on the Tpipe it came from with the number it goes by (spec §1.10 [C]).
+    // The reply is on the Tpipe it came from with the number it goes by [C: IMS-RESYNC].
     EXPECT_EQ(reply.mci.recoverable_seq, c.in.rsn);
   }
 }
 
-// ---- CM1 and its sync levels (spec §2.4 [C]) --------------------------------------------------------------
+// ---- CM1 and its sync levels [C: IMS-STC-FLOW] -----------------------------------------------------------
 
 TEST_F(sessions_e2e, cm1_sync_level_none_output_asks_no_ack_and_commits_at_once) {
   start_with("NONE");
@@ -338,7 +339,7 @@ TEST_F(sessions_e2e, cm1_sync_level_confirm_commits_after_the_clients_ack_with_a
   EXPECT_NE(all_text(last()).find("ENTRY WAS DISPLAYED"), std::string::npos) << all_text(last());
 }
 
-// ---- IVTCV: a conversation (spec §2.6) ------------------------------------------------------------------
+// ---- IVTCV: a conversation [C: IMS-CONV] ----------------------------------------------------------------
 
 TEST_F(sessions_e2e, ivtcv_conversation_three_steps_with_the_spa_then_exit_and_deallocate) {
   start_with("NONE");
@@ -347,7 +348,7 @@ TEST_F(sessions_e2e, ivtcv_conversation_three_steps_with_the_spa_then_exit_and_d
   input_fields f;
   f.tpipe = tp;
 
-  // A conversational transaction is CM1 only: CM0 → NAK 0x0007 and DFS1291E (spec §2.3 [C]).
+  // A conversational transaction is CM1 only: CM0 → NAK 0x0007 and DFS1291E [C: IMS-MSG-DFS1291E].
   input_fields cm0 = f;
   cm0.tpipe = "CONVCM0";
   cm0.cm1 = false;
@@ -394,7 +395,7 @@ TEST_F(sessions_e2e, ivtcv_conversation_three_steps_with_the_spa_then_exit_and_d
   ASSERT_NE(sd, nullptr);
   EXPECT_EQ(sd->server_state & otma::server_state::conversational, 0);
   EXPECT_TRUE(wait_log("ended by the program"));
-  // The token is stale now: NAK 0x0001 (spec §2.6 [D emulator]).
+  // The token is stale now: NAK 0x0001 ([D], docs/design/otma.md).
   r = exchange(in_conversation(build(f), token), 0);
   EXPECT_FALSE(r.ack);
   EXPECT_EQ(r.sense, otma::sense::invalid_message);
@@ -428,7 +429,7 @@ TEST_F(sessions_e2e, ivtcv_conversation_three_steps_with_the_spa_then_exit_and_d
   EXPECT_FALSE(r.ack);
   EXPECT_EQ(r.sense, otma::sense::invalid_message);
 
-  // Deallocate (spec §2.5, §2.6 [C]): a commit-confirmation message with the server token ends it too.
+  // Deallocate [C: IMS-CONV]: a commit-confirmation message with the server token ends it too.
   r = exchange(build(f));
   ASSERT_TRUE(r.ack) << "sense " << r.sense;
   out = last();
@@ -453,7 +454,7 @@ TEST_F(sessions_e2e, ivtcv_conversation_three_steps_with_the_spa_then_exit_and_d
   EXPECT_NE(all_text(last()).find("ENTRY WAS DISPLAYED"), std::string::npos) << all_text(last());
 }
 
-// spec §2.6 [C: IMS-CONV]: "When IMS acknowledges the first input, it sets server state Conversational" —
+// IBM [C: IMS-CONV]: "When IMS acknowledges the first input, it sets server state Conversational" —
 // the ACK already carries the server token the output then carries (read from a raw member: the scripted
 // client does not hand its ACKs' state data to the test).
 TEST_F(sessions_e2e, ivtcv_first_input_ack_sets_conversational_with_the_server_token_of_its_output) {
@@ -492,7 +493,7 @@ TEST_F(sessions_e2e, ivtcv_first_input_ack_sets_conversational_with_the_server_t
   EXPECT_EQ(asd->server_token, osd->server_token);
 }
 
-// ---- ALTOUT: unsolicited output through a destination descriptor (spec §2.12) ---------------------------
+// ---- ALTOUT: unsolicited output through a destination descriptor [C: IMS-DRU] ---------------------------
 
 TEST_F(sessions_e2e,
        altout_reaches_the_descriptors_member_as_unsolicited_output_and_the_iopcb_reply_the_sender) {
@@ -515,7 +516,7 @@ TEST_F(sessions_e2e,
   otma::otma_message alt = second.locked([&] { return second.outputs.front(); });
   EXPECT_EQ(tpipe::tpipe_of(alt), alt_tpipe);
   EXPECT_EQ(all_text(alt), "ALTOUT   DEST=ALTDEST FIRST\nSECOND SEGMENT\n");
-  EXPECT_TRUE(alt.mci.response_requested());  // queued output waits for its ACK (spec §2.3 [C])
+  EXPECT_TRUE(alt.mci.response_requested());  // queued output waits for its ACK [C: IMS-CTS-FLOW]
   EXPECT_EQ(alt.mci.processing_flags & otma::processing::synchronized_tpipe, 0);  // SYNTP=N
   EXPECT_EQ(alt.mci.recoverable_seq, 0u);
 
@@ -554,16 +555,16 @@ TEST_F(sessions_e2e,
   f.segments = {"ALTOUT  DEST=NOWHERE"};
   r = exchange(build(f));
   ASSERT_TRUE(r.ack);
-  EXPECT_TRUE(wait_log("IMB5032W output of ALTOUT to NOWHERE dropped"));
+  EXPECT_TRUE(wait_log(std::string(imsb::msg::IMB5032W) + " output of ALTOUT to NOWHERE dropped"));
   std::this_thread::sleep_for(milliseconds(300));
   EXPECT_EQ(second.locked([&] { return second.outputs.size(); }), 4u);
 }
 
-// ---- client-bid, server-available, heartbeat (spec §2.2) -------------------------------------------------
+// ---- client-bid, server-available, heartbeat [C: IMS-CB-FLOW, IMS-SA-FLOW] ------------------------------
 
 TEST_F(sessions_e2e, client_bid_naked_by_the_name_rules_and_by_an_undefined_user_under_secure) {
   start_with("CHECK");
-  // spec §4.2 [D]: XCF takes these names, OTMA does not: a DFS prefix, a '#'. NAK 0x0008.
+  // XCF takes these names, OTMA does not [C: IMS-NAMES]: a DFS prefix, a '#'. NAK 0x0008 [D].
   for (const char* name : {"DFSCLI1", "CLI#1"}) {
     SCOPED_TRACE(name);
     raw_member m(endpoint_, name);
@@ -572,9 +573,10 @@ TEST_F(sessions_e2e, client_bid_naked_by_the_name_rules_and_by_an_undefined_user
     ASSERT_TRUE(answer.has_value());
     EXPECT_TRUE(answer->mci.is_nak());
     EXPECT_EQ(answer->mci.sense_code, otma::sense::invalid_name);
-    EXPECT_TRUE(wait_log(std::string("IMB5023W bid of ") + name + " rejected (sense X'0008')"));
+    EXPECT_TRUE(
+        wait_log((std::string(imsb::msg::IMB5023W) + " bid of ") + name + " rejected (sense X'0008')"));
   }
-  // The RACF stand-in (spec §2.2 [D] (c), §3.1): under /SECURE OTMA a bid naming an undefined user is
+  // The RACF stand-in ([D], docs/design/otma.md): under /SECURE OTMA a bid naming an undefined user is
   // NAKed 0x0005; a defined one is accepted.
   raw_member m(endpoint_, "MQBIDDER");
   ASSERT_TRUE(m.join().ok());
@@ -584,16 +586,18 @@ TEST_F(sessions_e2e, client_bid_naked_by_the_name_rules_and_by_an_undefined_user
   ASSERT_TRUE(answer.has_value());
   EXPECT_TRUE(answer->mci.is_nak());
   EXPECT_EQ(answer->mci.sense_code, otma::sense::security_violation);
-  EXPECT_TRUE(wait_log("IMB5023W bid of MQBIDDER rejected (sense X'0005'): user NOBODY is not defined"));
+  EXPECT_TRUE(wait_log(std::string(imsb::msg::IMB5023W) +
+                       " bid of MQBIDDER rejected (sense X'0005'): user NOBODY is not defined"));
   se.set_user_id("CLERK1");
   answer = m.bid("MQBIDDER", se);
   ASSERT_TRUE(answer.has_value());
   EXPECT_TRUE(answer->mci.is_ack()) << "sense " << answer->mci.sense_code;
-  EXPECT_TRUE(wait_log("IMB5022I bid of MQBIDDER accepted"));
+  EXPECT_TRUE(wait_log(std::string(imsb::msg::IMB5022I) + " bid of MQBIDDER accepted"));
 }
 
 TEST_F(sessions_e2e, client_bid_naked_x0005_by_the_client_allow_list_and_accepted_when_it_permits) {
-  // spec §2.2 (c) [D]: CLIENT statements are the allow-list (the FACILITY profiles IMSXCF.group.member).
+  // [D] (imsemu/README.md "Who may bid"): CLIENT statements are the allow-list (the FACILITY profiles
+  // IMSXCF.group.member).
   const std::string file = dir_.file("allow.def");
   {
     std::ofstream out(file);
@@ -615,8 +619,8 @@ TEST_F(sessions_e2e, client_bid_naked_x0005_by_the_client_allow_list_and_accepte
   };
   EXPECT_EQ(bid_of("MQOK1", ""), std::make_pair(true, 0));
   EXPECT_EQ(bid_of("MQNOPE", ""), std::make_pair(false, static_cast<int>(otma::sense::security_violation)));
-  EXPECT_TRUE(
-      wait_log("IMB5023W bid of MQNOPE rejected (sense X'0005'): not permitted by a CLIENT statement"));
+  EXPECT_TRUE(wait_log(std::string(imsb::msg::IMB5023W) +
+                       " bid of MQNOPE rejected (sense X'0005'): not permitted by a CLIENT statement"));
   EXPECT_EQ(bid_of("MQUSR", ""), std::make_pair(false, static_cast<int>(otma::sense::security_violation)));
   EXPECT_EQ(bid_of("MQUSR", "CLERK2"),
             std::make_pair(false, static_cast<int>(otma::sense::security_violation)));
@@ -631,7 +635,7 @@ TEST_F(sessions_e2e,
   start_with("NONE", {"--heartbeat-ms", std::to_string(heartbeat_ms)});
   raw_member m(endpoint_, "MQLATE");
   ASSERT_TRUE(m.join().ok());
-  // IMS was there first: it tells the newcomer it is available (spec §2.2 [C: IMS-SA-FLOW]).
+  // IMS was there first: it tells the newcomer it is available [C: IMS-SA-FLOW].
   const long sa = m.wait_for(0, [](const otma::otma_message& x) {
     return x.mci.is_command() && !x.mci.is_response() &&
            x.mci.command_type == otma::command::server_available;
@@ -655,7 +659,7 @@ TEST_F(sessions_e2e,
   ASSERT_TRUE(answer->mci.is_ack()) << "sense " << answer->mci.sense_code;
   const long ack = m.wait_for(before_bid, [](const otma::otma_message& x) { return x.mci.is_response(); });
   ASSERT_GE(ack, 0);
-  // One X'3C' "normal" right after the ACK (spec §2.2 [D]), then one every --heartbeat-ms (the emulator's
+  // One X'3C' "normal" right after the ACK [D], then one every --heartbeat-ms (the emulator's
   // timer ticks every 100 ms, and a busy machine only ever makes a gap longer). Each beat is waited for
   // as long as any answer: a beat that is late, not missing, fails the bound on the mean gap below.
   std::vector<std::chrono::steady_clock::time_point> beats;
@@ -687,7 +691,7 @@ TEST_F(sessions_e2e,
   EXPECT_GE(*std::min_element(gaps.begin(), gaps.end()), heartbeat_ms / 2) << shown;
 }
 
-// ---- /SECURE OTMA (spec §3.1 [C]) ------------------------------------------------------------------------
+// ---- /SECURE OTMA [C: IMS-SEC-CHECK] ---------------------------------------------------------------------
 
 TEST_F(sessions_e2e, secure_otma_full_checks_every_message_whatever_its_flag) {
   start_with("FULL");

@@ -1,4 +1,4 @@
-// The signed UTOKEN end to end (spec/otma-xcf.md §1.6, §3.2 [D]): a real imsemu with --utoken-key and
+// The signed UTOKEN end to end (our own format [D], docs/design/otma.md): a real imsemu with --utoken-key and
 // /SECURE OTMA CHECK, a scripted client whose SHOWOTMA input carries a token signed by
 // transport::utoken_key — the bridge's side of the scheme — with the emulator's key or another one.
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "imsb/core/messages.hpp"
 #include "imsb/otma/utoken.hpp"
 #include "imsb/tpipe/protocol.hpp"
 #include "imsb/transport/utoken.hpp"
@@ -19,7 +20,7 @@
 namespace imsb::test {
 namespace {
 
-// USER1 may run SHOWOTMA; OTMA security checks every message (§3.1 [C]).
+// USER1 may run SHOWOTMA; OTMA security checks every message [C: IMS-SEC-CHECK].
 const char* const definitions = R"(IMS GRNAME=XCFGRP1,OTMANM=IMSA
 CREATE PGM NAME(SHOWOTMA) SET(FP(N),RUN(builtin:SHOWOTMA))
 CREATE TRAN NAME(SHOWOTMA) SET(PGM(SHOWOTMA),RECOVER(Y),RESP(N),SPASZ(0),FP(N))
@@ -62,7 +63,7 @@ class utoken_e2e : public imsemu_e2e {
     m.security->set_utoken(token);
     return m;
   }
-  bool log_has(const std::string& text) {
+  bool log_has(std::string_view text) {
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(5000);
     while (std::chrono::steady_clock::now() < until) {
       if (read_file(log_of(starts_)).find(text) != std::string::npos) return true;
@@ -84,7 +85,7 @@ class utoken_e2e : public imsemu_e2e {
     se.set_utoken(token);
     return se;
   }
-  std::size_t log_count(const std::string& text) {
+  std::size_t log_count(std::string_view text) {
     const std::string log = read_file(log_of(starts_));
     std::size_t n = 0;
     for (auto at = log.find(text); at != std::string::npos; at = log.find(text, at + 1)) ++n;
@@ -97,7 +98,7 @@ class utoken_e2e : public imsemu_e2e {
 
 TEST_F(utoken_e2e, token_signed_with_the_emulator_key_is_verified_under_secure_check) {
   start_ims({"--config", def_file_, "--utoken-key", key_file_});
-  EXPECT_TRUE(log_has("IMB5042I"));
+  EXPECT_TRUE(log_has(imsb::msg::IMB5042I));
   connect_client();
   const bytes token = key_of(key_hex).sign("USER1", "", now_seconds(), 300, 1);
   const auto r = exchange(showotma(token));
@@ -112,9 +113,9 @@ TEST_F(utoken_e2e, token_signed_with_another_key_is_naked_as_a_security_violatio
   connect_client();
   const bytes token = key_of(other_key_hex).sign("USER1", "", now_seconds(), 300, 2);
   expect_security_violation(exchange(showotma(token)));
-  EXPECT_TRUE(log_has("IMB5041W"));
+  EXPECT_TRUE(log_has(imsb::msg::IMB5041W));
   EXPECT_TRUE(log_has("bad_signature"));
-  EXPECT_TRUE(log_has("IMB5040W"));
+  EXPECT_TRUE(log_has(imsb::msg::IMB5040W));
   // The session goes on: a good token right after is accepted.
   const auto r = exchange(showotma(key_of(key_hex).sign("USER1", "", now_seconds(), 300, 3)));
   EXPECT_TRUE(r.ack) << "sense " << r.sense;
@@ -160,18 +161,18 @@ TEST_F(utoken_e2e, short_or_missing_key_file_stops_imsemu_with_exit_8_and_imb504
                         output_to::file(dir_.file("short.log"))),
             8);
   const std::string short_log = read_file(dir_.file("short.log"));
-  EXPECT_NE(short_log.find("IMB5043E"), std::string::npos) << short_log;
+  EXPECT_NE(short_log.find(imsb::msg::IMB5043E), std::string::npos) << short_log;
   EXPECT_NE(short_log.find("at least 64"), std::string::npos) << short_log;
   EXPECT_EQ(run_program(IMSB_IMSEMU, with_key(dir_.file("missing.key")), std::chrono::milliseconds(10000),
                         output_to::file(dir_.file("missing.log"))),
             8);
-  EXPECT_NE(read_file(dir_.file("missing.log")).find("IMB5043E"), std::string::npos);
+  EXPECT_NE(read_file(dir_.file("missing.log")).find(imsb::msg::IMB5043E), std::string::npos);
   // A folder is refused like any bad key file (exit 8), not an internal error (exit 12).
   EXPECT_EQ(run_program(IMSB_IMSEMU, with_key(dir_.file("")), std::chrono::milliseconds(10000),
                         output_to::file(dir_.file("folder.log"))),
             8);
   const std::string folder_log = read_file(dir_.file("folder.log"));
-  EXPECT_NE(folder_log.find("IMB5043E"), std::string::npos) << folder_log;
+  EXPECT_NE(folder_log.find(imsb::msg::IMB5043E), std::string::npos) << folder_log;
   EXPECT_NE(folder_log.find("not a regular file"), std::string::npos) << folder_log;
   // --utoken-required alone is a usage error.
   std::vector<std::string> required_only = base;
@@ -186,7 +187,7 @@ TEST_F(utoken_e2e, short_or_missing_key_file_stops_imsemu_with_exit_8_and_imb504
   EXPECT_NE(read_file(dir_.file("help.log")).find("--utoken-required"), std::string::npos);
 }
 
-// Security review (issue 6) item 8: a client-bid's token is verified with the real key.
+// A client-bid's token is verified with the real key.
 TEST_F(utoken_e2e, client_bid_with_a_token_signed_with_the_key_is_accepted_under_secure_check) {
   start_ims({"--config", def_file_, "--utoken-key", key_file_});
   raw_member m(endpoint_, "MQBIDDER");
@@ -195,7 +196,7 @@ TEST_F(utoken_e2e, client_bid_with_a_token_signed_with_the_key_is_accepted_under
   const auto answer = m.bid("MQBIDDER", bid_security("USER1", token));
   ASSERT_TRUE(answer.has_value());
   EXPECT_TRUE(answer->mci.is_ack()) << "sense " << answer->mci.sense_code;
-  EXPECT_TRUE(log_has("IMB5022I bid of MQBIDDER accepted"));
+  EXPECT_TRUE(log_has(std::string(imsb::msg::IMB5022I) + " bid of MQBIDDER accepted"));
 }
 
 TEST_F(utoken_e2e, client_bid_with_a_token_signed_with_another_key_is_naked_0005) {
@@ -207,11 +208,11 @@ TEST_F(utoken_e2e, client_bid_with_a_token_signed_with_another_key_is_naked_0005
   ASSERT_TRUE(answer.has_value());
   EXPECT_TRUE(answer->mci.is_nak());
   EXPECT_EQ(answer->mci.sense_code, otma::sense::security_violation);
-  EXPECT_TRUE(log_has("IMB5023W bid of MQBIDDER rejected (sense X'0005')"));
+  EXPECT_TRUE(log_has(std::string(imsb::msg::IMB5023W) + " bid of MQBIDDER rejected (sense X'0005')"));
   EXPECT_TRUE(log_has("bad_signature"));
 }
 
-// Item 1: a bid with only a UTOKEN (IBM's sample bid, spec §1.12) is the token's user's for the CLIENT
+// A bid with only a UTOKEN (IBM's sample bid [C-hex: IMS-SAMPLE]) is the token's user's for the CLIENT
 // allow-list too.
 TEST_F(utoken_e2e, token_only_client_bid_is_checked_against_client_users_as_the_token_user) {
   const std::string defs = write("client.def", std::string(definitions) +
@@ -236,13 +237,13 @@ TEST_F(utoken_e2e, token_only_client_bid_is_checked_against_client_users_as_the_
   EXPECT_TRUE(log_has("not permitted by a CLIENT statement for user USER1"));
 }
 
-// Item 2: --utoken-required.
+// --utoken-required.
 TEST_F(utoken_e2e, utoken_required_refuses_a_message_without_a_token) {
   start_ims({"--config", def_file_, "--utoken-key", key_file_, "--utoken-required"});
   EXPECT_TRUE(log_has("UTOKEN REQUIRED"));
   connect_client();
   expect_security_violation(exchange(make_input("SECTP", "SHOWOTMA", 0, "USER1")));
-  EXPECT_TRUE(log_has("IMB5056W"));
+  EXPECT_TRUE(log_has(imsb::msg::IMB5056W));
   const auto r = exchange(showotma(key_of(key_hex).sign("USER1", "", now_seconds(), 300, 14)));
   EXPECT_TRUE(r.ack) << "sense " << r.sense;
 }
@@ -255,7 +256,7 @@ TEST_F(utoken_e2e, without_utoken_required_a_message_without_a_token_runs_as_its
   EXPECT_NE(last_output().find("TOKEN=NONE\n"), std::string::npos) << last_output();
 }
 
-// Item 6: under NONE a token that is not ours (a RACF token) is no news: not logged per message.
+// Under NONE a token that is not ours (a RACF token) is no news: not logged per message.
 TEST_F(utoken_e2e, under_secure_none_a_foreign_token_is_not_logged) {
   std::string none_defs = definitions;
   none_defs.replace(none_defs.find("/SECURE OTMA CHECK"), 18, "/SECURE OTMA NONE");
@@ -267,33 +268,33 @@ TEST_F(utoken_e2e, under_secure_none_a_foreign_token_is_not_logged) {
     EXPECT_TRUE(r.ack) << "sense " << r.sense;
     EXPECT_NE(last_output().find("TOKEN=INVALID\n"), std::string::npos) << last_output();
   }
-  EXPECT_EQ(log_count("IMB5041W"), 0u) << read_file(log_of(starts_));
+  EXPECT_EQ(log_count(imsb::msg::IMB5041W), 0u) << read_file(log_of(starts_));
 }
 
-// Item 7: a user name with EBCDIC X'25' (LF) cannot start a log line of its own.
+// A user name with EBCDIC X'25' (LF) cannot start a log line of its own.
 TEST_F(utoken_e2e, a_user_name_with_a_line_feed_cannot_forge_a_log_line) {
   start_ims({"--config", def_file_, "--utoken-key", key_file_});
   connect_client();
   otma::otma_message m = showotma(key_of(other_key_hex).sign("USER1", "", now_seconds(), 300, 15));
   m.security->set_user_id("X\nDFS9");
   expect_security_violation(exchange(m));
-  EXPECT_TRUE(log_has("IMB5040W"));
+  EXPECT_TRUE(log_has(imsb::msg::IMB5040W));
   const std::string log = read_file(log_of(starts_));
   EXPECT_EQ(log.find("\nDFS9"), std::string::npos) << log;
   EXPECT_NE(log.find("'X.DFS9'"), std::string::npos) << log;
 }
 
-// Item 4: the key file's mode.
+// The key file's mode.
 TEST_F(utoken_e2e, a_key_file_open_to_others_is_warned_about) {
   ASSERT_EQ(::chmod(key_file_.c_str(), 0644), 0);
   start_ims({"--config", def_file_, "--utoken-key", key_file_});
-  EXPECT_TRUE(log_has("IMB5042I"));
-  EXPECT_TRUE(log_has("IMB5055W"));
+  EXPECT_TRUE(log_has(imsb::msg::IMB5042I));
+  EXPECT_TRUE(log_has(imsb::msg::IMB5055W));
   stop_ims();
   ASSERT_EQ(::chmod(key_file_.c_str(), 0600), 0);
   start_ims({"--config", def_file_, "--utoken-key", key_file_});
-  EXPECT_TRUE(log_has("IMB5042I"));
-  EXPECT_EQ(log_count("IMB5055W"), 0u);
+  EXPECT_TRUE(log_has(imsb::msg::IMB5042I));
+  EXPECT_EQ(log_count(imsb::msg::IMB5055W), 0u);
 }
 
 }  // namespace

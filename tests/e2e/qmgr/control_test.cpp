@@ -1,10 +1,11 @@
 // crtmqm, dltmqm and runmqsc as programs: creating, refusing, locking and deleting queue managers
-// (issue 4 "Programs"), each test in its own temporary prefix.
+// each test in its own temporary prefix.
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
+#include "imsb/core/messages.hpp"
 #include "qmgr_e2e.hpp"
 
 namespace imsb::test {
@@ -19,11 +20,15 @@ using RunmqscE2e = qmgr_e2e;
 TEST_F(CrtmqmE2e, CreatesFolderCatalogAndDefaultObjects) {
   const ran r = crtmqm("QMCR");
   ASSERT_EQ(r.code, 0) << r.both();
-  EXPECT_TRUE(contains(r.out, "IMB1150I: Queue manager QMCR created.")) << r.out;
-  EXPECT_TRUE(contains(r.out, "IMB1151I: Default objects created")) << r.out;
-  EXPECT_TRUE(contains(r.out, "IMB1152I: Directory '" + prefix() + "/qmgrs/QMCR' created")) << r.out;
+  EXPECT_TRUE(contains(r.out, std::string(imsb::msg::IMB1150I) + ": Queue manager QMCR created.")) << r.out;
+  EXPECT_TRUE(contains(r.out, std::string(imsb::msg::IMB1151I) + ": Default objects created")) << r.out;
+  EXPECT_TRUE(
+      contains(r.out, std::string(imsb::msg::IMB1152I) + ": Directory '" + prefix() + "/qmgrs/QMCR' created"))
+      << r.out;
   // The prefix is a folder on Linux's /tmp: detected as posix.
-  EXPECT_TRUE(contains(r.out, "IMB1153I: File-system profile posix (detected on " + prefix())) << r.out;
+  EXPECT_TRUE(contains(
+      r.out, std::string(imsb::msg::IMB1153I) + ": File-system profile posix (detected on " + prefix()))
+      << r.out;
   EXPECT_TRUE(r.err.empty()) << r.err;
   EXPECT_TRUE(fs::is_regular_file(prefix() + "/mqs.ini"));
   EXPECT_TRUE(fs::is_regular_file(prefix() + "/qmgrs/QMCR/queues/SYSTEM!DEFAULT!LOCAL!QUEUE/q"));
@@ -44,7 +49,7 @@ TEST_F(CrtmqmE2e, ExistingQueueManagerRefusedWithExitCode8) {
   const std::string before = catalog_bytes("QMEX");
   const ran again = crtmqm("QMEX", {"-u", "OTHER.DLQ"});
   EXPECT_EQ(again.code, 8) << again.both();  // IBM's AMQ8110 code
-  EXPECT_TRUE(contains(again.err, "IMB1154E")) << again.err;
+  EXPECT_TRUE(contains(again.err, imsb::msg::IMB1154E)) << again.err;
   EXPECT_TRUE(again.out.empty()) << again.out;
   EXPECT_EQ(catalog_bytes("QMEX"), before);
 }
@@ -73,10 +78,10 @@ TEST_F(CrtmqmE2e, DeadLetterAndDefaultTransmissionQueues) {
 TEST_F(CrtmqmE2e, BadNamesAndUsageErrorsCreateNothing) {
   const ran bad = crtmqm("BAD NAME");
   EXPECT_EQ(bad.code, 20) << bad.both();
-  EXPECT_TRUE(contains(bad.err, "IMB1156E")) << bad.err;
+  EXPECT_TRUE(contains(bad.err, imsb::msg::IMB1156E)) << bad.err;
   const ran long_name = crtmqm(std::string(49, 'Q'));
   EXPECT_EQ(long_name.code, 20) << long_name.both();
-  EXPECT_TRUE(contains(long_name.err, "IMB1156E")) << long_name.err;
+  EXPECT_TRUE(contains(long_name.err, imsb::msg::IMB1156E)) << long_name.err;
   const ran bad_dlq = crtmqm("QMOK", {"-u", "NO GOOD"});
   EXPECT_EQ(bad_dlq.code, 20) << bad_dlq.both();
   EXPECT_TRUE(contains(bad_dlq.err, "dead-letter")) << bad_dlq.err;
@@ -84,13 +89,13 @@ TEST_F(CrtmqmE2e, BadNamesAndUsageErrorsCreateNothing) {
   EXPECT_EQ(no_name.code, 20) << no_name.both();
   const ran missing = run(IMSB_CRTMQM, with_prefix({}));
   EXPECT_EQ(missing.code, 20);
-  EXPECT_TRUE(contains(missing.err, "IMB1155E")) << missing.err;
+  EXPECT_TRUE(contains(missing.err, imsb::msg::IMB1155E)) << missing.err;
   const ran bad_fs = crtmqm("QMOK", {"--fs", "ntfs"});
   EXPECT_EQ(bad_fs.code, 20);
-  EXPECT_TRUE(contains(bad_fs.err, "IMB1155E")) << bad_fs.err;
+  EXPECT_TRUE(contains(bad_fs.err, imsb::msg::IMB1155E)) << bad_fs.err;
   const ran unknown = crtmqm("QMOK", {"-z"});
   EXPECT_EQ(unknown.code, 20);
-  EXPECT_TRUE(contains(unknown.err, "IMB1155E")) << unknown.err;
+  EXPECT_TRUE(contains(unknown.err, imsb::msg::IMB1155E)) << unknown.err;
   // Not even the prefix folder: every name is checked before anything is made.
   EXPECT_FALSE(fs::exists(prefix())) << "crtmqm with a bad name made " << prefix();
   const ran bad_xmitq = crtmqm("QMOK", {"-d", std::string(49, 'X')});
@@ -118,7 +123,7 @@ TEST_F(CrtmqmE2e, WarnsWhenALeftoverFolderIsSkipped) {
   fs::create_directories(prefix() + "/qmgrs/QMLEFT/queues");
   const ran r = crtmqm("QMLEFT");
   ASSERT_EQ(r.code, 0) << r.both();
-  EXPECT_TRUE(contains(r.err, "IMB1171W")) << r.both();
+  EXPECT_TRUE(contains(r.err, imsb::msg::IMB1171W)) << r.both();
   EXPECT_TRUE(contains(r.err, prefix() + "/qmgrs/QMLEFT")) << r.err;
   const std::string dir = store("QMLEFT").directory().string();
   EXPECT_NE(dir, prefix() + "/qmgrs/QMLEFT");
@@ -159,7 +164,7 @@ TEST_F(CrtmqmE2e, PrefixFromEnvironmentVariable) {
 }
 
 TEST_F(CrtmqmE2e, QueueManagerNameTransformedIntoFolderName) {
-  const ran r = crtmqm("queue.manager");  // seeds/000's own example
+  const ran r = crtmqm("queue.manager");  // IBM's own example [C: FILENAMES-V6]
   ASSERT_EQ(r.code, 0) << r.both();
   EXPECT_TRUE(fs::is_directory(prefix() + "/qmgrs/queue!manager"));
   EXPECT_TRUE(contains(r.out, "/qmgrs/queue!manager'")) << r.out;
@@ -178,18 +183,19 @@ TEST_F(DltmqmE2e, RefusedWhileLockedThenDeletes) {
 
   const ran refused = dltmqm("QMDEL");
   EXPECT_EQ(refused.code, 5) << refused.both();  // IBM's AMQ8027 code
-  EXPECT_TRUE(contains(refused.err, "IMB1159E")) << refused.err;
+  EXPECT_TRUE(contains(refused.err, imsb::msg::IMB1159E)) << refused.err;
   EXPECT_TRUE(fs::is_directory(prefix() + "/qmgrs/QMDEL"));
 
   holder.stop();  // the lock dies with its holder
   const ran ok = dltmqm("QMDEL");
   EXPECT_EQ(ok.code, 0) << ok.both();
-  EXPECT_TRUE(contains(ok.out, "IMB1161I: Queue manager QMDEL deleted.")) << ok.out;
+  EXPECT_TRUE(contains(ok.out, std::string(imsb::msg::IMB1161I) + ": Queue manager QMDEL deleted."))
+      << ok.out;
   EXPECT_FALSE(fs::exists(prefix() + "/qmgrs/QMDEL"));
 
   const ran gone = dltmqm("QMDEL");
   EXPECT_EQ(gone.code, 16) << gone.both();  // IBM's AMQ8118 code
-  EXPECT_TRUE(contains(gone.err, "IMB1158E")) << gone.err;
+  EXPECT_TRUE(contains(gone.err, imsb::msg::IMB1158E)) << gone.err;
   const ran dsp = dspmqfls({"-m", "QMDEL", "*"});
   EXPECT_EQ(dsp.code, 20) << dsp.both();
   // The name is free again.
@@ -204,7 +210,7 @@ TEST_F(RunmqscE2e, RefusedWhileLockedByAnotherProcess) {
     ASSERT_TRUE(holder.wait_for_line("locked", milliseconds(10000)));
     const ran refused = runmqsc("QMLK", "DEFINE QLOCAL(LOCKED.OUT)\n");
     EXPECT_EQ(refused.code, 20) << refused.both();
-    EXPECT_TRUE(contains(refused.err, "IMB1159E")) << refused.err;
+    EXPECT_TRUE(contains(refused.err, imsb::msg::IMB1159E)) << refused.err;
     EXPECT_TRUE(contains(refused.err, "running")) << refused.err;
     EXPECT_EQ(catalog_bytes("QMLK"), before);
   }
@@ -217,7 +223,8 @@ TEST_F(RunmqscE2e, BannerEchoSummaryAndNoEchoOption) {
   create("QMBN");
   const ran r = runmqsc("QMBN", "DEFINE QLOCAL(BANNER.Q)\nDISPLAY QLOCAL(BANNER.Q) MAXDEPTH\n");
   ASSERT_EQ(r.code, 0) << r.both();
-  EXPECT_EQ(lines_of(r.out).front(), "IMB1162I: Starting MQSC for queue manager QMBN.");
+  EXPECT_EQ(lines_of(r.out).front(),
+            std::string(imsb::msg::IMB1162I) + ": Starting MQSC for queue manager QMBN.");
   const auto blocks = mqsc_blocks(r.out);
   ASSERT_EQ(blocks.size(), 2u) << r.out;
   EXPECT_TRUE(contains(blocks[0].echo, "DEFINE QLOCAL(BANNER.Q)")) << r.out;
@@ -227,7 +234,7 @@ TEST_F(RunmqscE2e, BannerEchoSummaryAndNoEchoOption) {
   ASSERT_EQ(quiet.code, 0) << quiet.both();
   EXPECT_FALSE(contains(quiet.out, "DEFINE QLOCAL(BANNER.Q2)")) << quiet.out;
   EXPECT_TRUE(contains(quiet.out, "One MQSC command read.")) << quiet.out;
-  EXPECT_TRUE(contains(quiet.out, "IMB1001I")) << quiet.out;
+  EXPECT_TRUE(contains(quiet.out, imsb::msg::IMB1001I)) << quiet.out;
   EXPECT_NE(load("QMBN").find(objects::object_family::queue, "BANNER.Q2"), nullptr);
 }
 
@@ -256,17 +263,17 @@ TEST_F(RunmqscE2e, FileInputAndChoosingTheQueueManager) {
   create("QMF2");
   const ran two = run(IMSB_RUNMQSC, with_prefix({"-f", script_path}));
   EXPECT_EQ(two.code, 20) << two.both();
-  EXPECT_TRUE(contains(two.err, "IMB1166E")) << two.err;
+  EXPECT_TRUE(contains(two.err, imsb::msg::IMB1166E)) << two.err;
   const ran named = run(IMSB_RUNMQSC, with_prefix({"-f", script_path, "QMF2"}));
   EXPECT_EQ(named.code, 0) << named.both();
   EXPECT_NE(load("QMF2").find(objects::object_family::queue, "FROM.FILE"), nullptr);
 
   const ran no_file = run(IMSB_RUNMQSC, with_prefix({"-f", file("missing.mqsc"), "QMF2"}));
   EXPECT_EQ(no_file.code, 20) << no_file.both();
-  EXPECT_TRUE(contains(no_file.err, "IMB1163E")) << no_file.err;
+  EXPECT_TRUE(contains(no_file.err, imsb::msg::IMB1163E)) << no_file.err;
   const ran no_qm = runmqsc("NOSUCHQM", "DEFINE QLOCAL(X)\n");
   EXPECT_EQ(no_qm.code, 20) << no_qm.both();
-  EXPECT_TRUE(contains(no_qm.err, "IMB1158E")) << no_qm.err;
+  EXPECT_TRUE(contains(no_qm.err, imsb::msg::IMB1158E)) << no_qm.err;
 }
 
 TEST_F(RunmqscE2e, RuntimeCommandsFailOnAStoppedQueueManager) {

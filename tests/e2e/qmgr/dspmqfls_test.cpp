@@ -1,4 +1,4 @@
-// dspmqfls and the MQ file names (seeds/000, spec/mq.md §8): transformed names for '.', '/', mixed case
+// dspmqfls and the MQ file names [C: FILENAMES-V6, DSPMQFLS]: transformed names for '.', '/', mixed case
 // and 48 characters; under the FAT and case-insensitive profiles, generated names for names that are not
 // valid file names or that collide by case; real ↔ transformed both ways after a restart.
 
@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "imsb/core/messages.hpp"
 #include "imsb/names/file_name.hpp"
 #include "qmgr_e2e.hpp"
 
@@ -26,13 +27,13 @@ struct shown {
 };
 
 // dspmqfls's output: the banner, then pairs of lines "<TYPE padded to 10><name>" and path, with no blank
-// line between (spec/mq.md §8.3 [C]).
+// line between [C: DSPMQFLS, QIITA-DSPMQFLS].
 std::vector<shown> entries_of(const std::string& out) {
   auto lines = lines_of(out);
   std::vector<shown> result;
   EXPECT_FALSE(lines.empty());
   if (lines.empty()) return result;
-  EXPECT_EQ(lines[0], "IMB1164I: imsbridge Display MQ Files");
+  EXPECT_EQ(lines[0], std::string(imsb::msg::IMB1164I) + ": imsbridge Display MQ Files");
   std::size_t i = 1;
   for (; i + 1 < lines.size(); i += 2) {
     const std::string& head = lines[i];
@@ -82,10 +83,11 @@ TEST_F(FileNamesE2e, PosixNamesWithDotsSlashesMixedCaseAnd48Characters) {
            "DEFINE PROCESS(PROC.ONE) APPLICID('/bin/true')\n"
            "DEFINE CHANNEL(QMLL.TO.QMB) CHLTYPE(SDR) CONNAME('qmb(1414)') XMITQ(QL.A)\n");
   const std::string dir = prefix() + "/qmgrs/QMLL";
-  // IBM's own example (spec/mq.md §8.3 [C]): QLOCAL QL.A in folder queues/QL!A.
+  // IBM's own example [C: QIITA-DSPMQFLS]: QLOCAL QL.A in folder queues/QL!A.
   const ran r = dspmqfls({"-m", "QMLL", "-t", "queue", "QL.A"});
   ASSERT_EQ(r.code, 0) << r.both();
-  EXPECT_EQ(r.out, "IMB1164I: imsbridge Display MQ Files\nQLOCAL    QL.A\n" + dir + "/queues/QL!A\n");
+  EXPECT_EQ(r.out, std::string(imsb::msg::IMB1164I) + ": imsbridge Display MQ Files\nQLOCAL    QL.A\n" + dir +
+                       "/queues/QL!A\n");
   EXPECT_TRUE(fs::is_regular_file(dir + "/queues/QL!A/q"));
 
   const struct {
@@ -100,7 +102,7 @@ TEST_F(FileNamesE2e, PosixNamesWithDotsSlashesMixedCaseAnd48Characters) {
       {"qa", n48, "QALIAS", dir + "/queues/A2345678!B2345678!C2345678!D2345678!E2345678!F23"},
       {"nl", "names/all.v1", "NAMELIST", dir + "/namelist/names&all!v1"},
       {"prcs", "PROC.ONE", "PROCESS", dir + "/procdef/PROC!ONE"},
-      // Channels are not files (seeds/000): their path is the catalog's.
+      // Channels are not files [C: FILENAMES-V6]: their path is the catalog's.
       {"chl", "QMLL.TO.QMB", "CHANNEL", dir + "/qmanager/QMQMOBJCAT"},
   };
   for (const auto& e : expected) {
@@ -119,7 +121,7 @@ TEST_F(FileNamesE2e, PosixNamesWithDotsSlashesMixedCaseAnd48Characters) {
   // Mixed case is exact: 'mixed.case' names nothing.
   const ran none = dspmqfls({"-m", "QMLL", "mixed.case"});
   EXPECT_EQ(none.code, 10) << none.both();
-  EXPECT_TRUE(contains(none.err, "IMB1165W")) << none.err;
+  EXPECT_TRUE(contains(none.err, imsb::msg::IMB1165W)) << none.err;
   // Generic names, the catalog and the queue manager itself.
   const ran generic = dspmqfls({"-m", "QMLL", "-t", "q", "MIXED*"});
   ASSERT_EQ(generic.code, 0);
@@ -142,7 +144,7 @@ TEST_F(FileNamesE2e, PosixNamesWithDotsSlashesMixedCaseAnd48Characters) {
   EXPECT_EQ(dspmqfls({"-m", "QMLL", "-t", "bogus", "*"}).code, 20);
 }
 
-// Is `name` a generated name (spec/mq.md §8.2 [D]): not rule 1's result, valid on the profile.
+// Is `name` a generated name ([D], docs/design/queue-manager.md): not rule 1's result, valid on the profile.
 void expect_generated(const std::string& file_name, const std::string& real, names::fs_profile profile) {
   EXPECT_NE(file_name, names::transform_chars(real)) << real;
   EXPECT_TRUE(names::is_valid_file_name(file_name, profile)) << file_name;
@@ -182,7 +184,7 @@ TEST_F(FileNamesE2e, FatProfileTruncatesAndSurvivesRestart) {
   mqsc("QMFAT", "DEFINE QLOCAL(LONG.QUEUE.NAME.THREE)\n");
   // DELETE QLOCAL needs the queue manager running (IMB1049E on a stopped one: only a running one knows
   // whether the queue holds messages): started for it, then ended again.
-  EXPECT_TRUE(contains(mqsc("QMFAT", "DELETE QLOCAL(LONG.QUEUE.NAME.ONE)\n", 10).out, "IMB1049E"));
+  EXPECT_TRUE(contains(mqsc("QMFAT", "DELETE QLOCAL(LONG.QUEUE.NAME.ONE)\n", 10).out, imsb::msg::IMB1049E));
   ASSERT_EQ(::mkdir(file("run").c_str(), 0700), 0);
   const std::string env = "IMSBRIDGE_RUNTIME_DIR=" + sh_quote(file("run"));
   ran r = run(IMSB_STRMQM, with_prefix({"QMFAT"}), {}, env);
@@ -242,8 +244,8 @@ TEST_F(FileNamesE2e, CaseInsensitiveProfileSeparatesNamesCollidingByCase) {
 }
 
 TEST_F(FileNamesE2e, QueueManagerFoldersTruncatedWithSuffixAndCaseCollisions) {
-  // seeds/000: on FAT queue.manager becomes queue!ma; a second name with the same first eight
-  // characters gets the three-digit suffix (rule 2).
+  // IBM's example [C: FILENAMES-V6]: on FAT queue.manager becomes queue!ma; a second name with the same first
+  // eight characters gets the three-digit suffix (rule 2).
   create("queue.manager", {"--fs", "fat"});
   create("queue.manager.two", {"--fs", "fat"});
   EXPECT_TRUE(fs::is_directory(prefix() + "/qmgrs/queue!ma"));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "imsb/core/messages.hpp"
 #include "qmgr_e2e.hpp"
 
 namespace imsb::test {
@@ -174,7 +175,7 @@ TEST_F(MqscFilesE2e, StyleScriptWithAbbreviationsContinuationsAndComments) {
   const tally t = classify(r.out);
   EXPECT_EQ(t.applied, 10) << r.out;
   EXPECT_EQ(t.not_running, 1) << r.out;
-  EXPECT_TRUE(contains(r.out, "IMB1049E: DELETE QLOCAL(PAYROLL.OUT)")) << r.out;
+  EXPECT_TRUE(contains(r.out, std::string(imsb::msg::IMB1049E) + ": DELETE QLOCAL(PAYROLL.OUT)")) << r.out;
   EXPECT_TRUE(t.other_failures.empty()) << failures(t);
   const auto cat = load("QMST");
   const auto* in = cat.find(objects::object_family::queue, "PAYROLL.IN");

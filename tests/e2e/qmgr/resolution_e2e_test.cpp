@@ -1,6 +1,7 @@
-// Seeds 001 and 002 through the real programs: the objects are made by crtmqm and runmqsc, the catalog is
-// read back from disk as a restarting queue manager reads it, and name resolution (spec/mq.md §7.2) runs
-// over its snapshot. Each case names the MQRC it expects.
+// IBM's networking rules and queue-manager alias examples [C: NAMERES-CONV, QMALIAS] through the real
+// programs: the objects are made by crtmqm and runmqsc, the catalog is read back from disk as a restarting
+// queue manager reads it, and name resolution ([C: NAMERES]; docs/design/queue-manager.md) runs over its
+// snapshot. Each case names the MQRC it expects.
 
 #include <gtest/gtest.h>
 
@@ -39,7 +40,7 @@ void check(const objects::catalog_snapshot& snap, const expect_case& c) {
   EXPECT_EQ(r.needs_xmit_header, c.header) << where;
 }
 
-// seeds/002 "Outbound messages - remapping the queue manager name", on the real queue manager.
+// [C: QMALIAS] "Outbound messages - remapping the queue manager name", on the real queue manager.
 TEST_F(ResolutionE2e, Seed002AliasOnRealQmPutsToLocalQueue) {
   create("REALQM");
   mqsc("REALQM",
@@ -50,7 +51,7 @@ TEST_F(ResolutionE2e, Seed002AliasOnRealQmPutsToLocalQueue) {
   check(snap, {"THISQ", "YOURQM", mq::MQRC_NONE, "THISQ", "THISQ", "REALQM", false});
   // MQRC_UNKNOWN_OBJECT_NAME: the alias leads home, but there is no such local queue.
   check(snap, {"NOTHERE", "YOURQM", mq::MQRC_UNKNOWN_OBJECT_NAME, "", "", "", false});
-  // The receiving end: a header naming YOURQM is rewritten to REALQM and delivered locally (seed 002
+  // The receiving end: a header naming YOURQM is rewritten to REALQM and delivered locally ([C: QMALIAS]
   // "Inbound messages").
   const auto in = resolve_at_receiver(snap, "THISQ", "YOURQM");
   EXPECT_EQ(in.mqrc, mq::MQRC_NONE);
@@ -76,7 +77,7 @@ TEST_F(ResolutionE2e, Seed002AliasElsewhereGoesToXmitqNamedAfterRealQm) {
   EXPECT_TRUE(in.needs_xmit_header);
 }
 
-// seeds/002 "altering or specifying the transmission queue": QM3 reached through QM2 from QM1.
+// [C: QMALIAS] "altering or specifying the transmission queue": QM3 reached through QM2 from QM1.
 TEST_F(ResolutionE2e, Seed002MultiHopThroughQm2KeepsHeaderQm3) {
   create("QM1");
   mqsc("QM1",
@@ -92,11 +93,12 @@ TEST_F(ResolutionE2e, Seed002MultiHopThroughQm2KeepsHeaderQm3) {
   EXPECT_EQ(in.local_queue, "QM2");
   EXPECT_EQ(in.resolved_qmgr, "QM3");
   EXPECT_FALSE(in.header_qmgr_changed);
-  // MQRC_REMOTE_Q_NAME_ERROR: the alias names no queue when opened by itself (spec/mq.md §7.2 1d).
+  // MQRC_REMOTE_Q_NAME_ERROR: the alias names no queue when opened by itself [C: RC2184].
   check(snap, {"QM3", "", mq::MQRC_REMOTE_Q_NAME_ERROR, "", "", "", false});
 }
 
-// seeds/001 rule 1: a queue-manager name with no transmission queue, without and with DEFXMITQ.
+// IBM's networking rule 1 [C: NAMERES-CONV]: a queue-manager name with no transmission queue, without and
+// with DEFXMITQ.
 TEST_F(ResolutionE2e, Seed001RemoteQmNameWithAndWithoutDefxmitq) {
   create("QMNOX");
   // MQRC_UNKNOWN_REMOTE_Q_MGR: nothing names FARQM and there is no default transmission queue.
@@ -126,8 +128,8 @@ TEST_F(ResolutionE2e, Seed001RemoteQmNameWithAndWithoutDefxmitq) {
   check(load("QMDX").snapshot(), {"NO.Q", "QMDX", mq::MQRC_UNKNOWN_OBJECT_NAME, "", "", "", false});
 }
 
-// seeds/001 rule 2: a queue name alone must name a queue of the local queue manager, which may be a
-// remote queue definition.
+// IBM's networking rule 2 [C: NAMERES-CONV]: a queue name alone must name a queue of the local queue manager,
+// which may be a remote queue definition.
 TEST_F(ResolutionE2e, Seed001QueueNameAloneLocalOrRemoteDefinition) {
   create("QMQA");
   mqsc("QMQA",
@@ -157,11 +159,11 @@ TEST_F(ResolutionE2e, Seed001QueueNameAloneLocalOrRemoteDefinition) {
       {"MISSING.XQ", "", mq::MQRC_UNKNOWN_XMIT_Q, "", "", "", false},
       {"NOWHERE", "", mq::MQRC_UNKNOWN_REMOTE_Q_MGR, "", "", "", false},
       {"NOSUCH.Q", "", mq::MQRC_UNKNOWN_OBJECT_NAME, "", "", "", false},
-      // Names are case sensitive (spec/mq.md §6.3 [C]): 'local.q' is not LOCAL.Q.
+      // Names are case sensitive [C: NAMING-V6]: 'local.q' is not LOCAL.Q.
       {"local.q", "", mq::MQRC_UNKNOWN_OBJECT_NAME, "", "", "", false},
       // The local queue manager named explicitly behaves as blank.
       {"ORDERS", "QMQA", mq::MQRC_NONE, "QMB", "ORDERS.IN", "QMB", true},
-      // A queue-manager name that is a transmission queue (seed 001 rule 1, first bullet).
+      // A queue-manager name that is a transmission queue (IBM's networking rule 1, first bullet).
       {"ANY.Q", "QMB", mq::MQRC_NONE, "QMB", "ANY.Q", "QMB", true},
       // A queue-manager name that nothing names, with no DEFXMITQ.
       {"ANY.Q", "UNKNOWN.QM", mq::MQRC_UNKNOWN_REMOTE_Q_MGR, "", "", "", false},

@@ -1,4 +1,4 @@
-// runmqsc as operators and scripts really drive it (issue 4 review): answered command by command while
+// runmqsc as operators and scripts really drive it: answered command by command while
 // its input stays open, saved when the input pauses, piped into a reader that stops early, killed with
 // -9 in the middle of a long script, and its object files repaired when they no longer match the
 // catalog. Also the errors an operator meets: a second runmqsc, a missing folder, a damaged catalog.
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "imsb/core/messages.hpp"
 #include "qmgr_e2e.hpp"
 
 namespace imsb::test {
@@ -43,11 +44,12 @@ std::string joined(const std::vector<std::string>& lines) {
 TEST_F(RunmqscLiveE2e, AnswersEachCommandAndSavesWhenTheInputPauses) {
   create("QMLIVE");
   live_runmqsc live(file("live.fifo"), file("live.err"), with_prefix({"QMLIVE"}));
-  ASSERT_TRUE(live.child().wait_for_line("IMB1162I", milliseconds(10000)));
+  ASSERT_TRUE(live.child().wait_for_line(imsb::msg::IMB1162I, milliseconds(10000)));
 
   // The answer comes while standard input is still open: runmqsc does not wait for the end of input.
   live.write("DEFINE QLOCAL(LIVE.X)\n");
-  ASSERT_TRUE(live.child().wait_for_line("IMB1001I", milliseconds(10000))) << read_file(file("live.err"));
+  ASSERT_TRUE(live.child().wait_for_line(imsb::msg::IMB1001I, milliseconds(10000)))
+      << read_file(file("live.err"));
   // And it is on disk already: nothing more was waiting, so runmqsc saved before it answered.
   EXPECT_TRUE(live.child().running());
   EXPECT_TRUE(contains(catalog_bytes("QMLIVE"), "LIVE.X"));
@@ -55,9 +57,9 @@ TEST_F(RunmqscLiveE2e, AnswersEachCommandAndSavesWhenTheInputPauses) {
 
   // A continued command is answered when its last line comes.
   live.write("DEFINE QLOCAL(LIVE.Y) +\n");
-  EXPECT_FALSE(live.child().wait_for_line("IMB1001I", milliseconds(200)));
+  EXPECT_FALSE(live.child().wait_for_line(imsb::msg::IMB1001I, milliseconds(200)));
   live.write("  DESCR('typed in two lines')\n");
-  ASSERT_TRUE(live.child().wait_for_line("IMB1001I", milliseconds(10000)));
+  ASSERT_TRUE(live.child().wait_for_line(imsb::msg::IMB1001I, milliseconds(10000)));
   EXPECT_TRUE(contains(catalog_bytes("QMLIVE"), "typed in two lines"));
 
   live.close_input();
@@ -70,14 +72,14 @@ TEST_F(RunmqscLiveE2e, AnswersEachCommandAndSavesWhenTheInputPauses) {
 TEST_F(RunmqscLiveE2e, SecondRunmqscAndDltmqmAreToldWhatToDo) {
   create("QMBUSY");
   live_runmqsc live(file("busy.fifo"), file("busy.err"), with_prefix({"QMBUSY"}));
-  ASSERT_TRUE(live.child().wait_for_line("IMB1162I", milliseconds(10000)));
+  ASSERT_TRUE(live.child().wait_for_line(imsb::msg::IMB1162I, milliseconds(10000)));
   live.write("DEFINE QLOCAL(FIRST.EDITOR)\n");
-  ASSERT_TRUE(live.child().wait_for_line("IMB1001I", milliseconds(10000)));
+  ASSERT_TRUE(live.child().wait_for_line(imsb::msg::IMB1001I, milliseconds(10000)));
   const std::string before = catalog_bytes("QMBUSY");
 
   const ran second = runmqsc("QMBUSY", "DEFINE QLOCAL(SECOND.EDITOR)\n");
   EXPECT_EQ(second.code, 20) << second.both();
-  EXPECT_TRUE(contains(second.err, "IMB1159E")) << second.err;
+  EXPECT_TRUE(contains(second.err, imsb::msg::IMB1159E)) << second.err;
   EXPECT_TRUE(contains(second.err, "another runmqsc is editing")) << second.err;
   EXPECT_TRUE(contains(second.err, "Stop the queue manager")) << second.err;
   EXPECT_TRUE(contains(second.err, "retry")) << second.err;
@@ -85,7 +87,7 @@ TEST_F(RunmqscLiveE2e, SecondRunmqscAndDltmqmAreToldWhatToDo) {
 
   const ran del = dltmqm("QMBUSY");
   EXPECT_EQ(del.code, 5) << del.both();
-  EXPECT_TRUE(contains(del.err, "IMB1159E")) << del.err;
+  EXPECT_TRUE(contains(del.err, imsb::msg::IMB1159E)) << del.err;
   EXPECT_TRUE(contains(del.err, "not deleted")) << del.err;
   EXPECT_TRUE(contains(del.err, "retry")) << del.err;
   EXPECT_EQ(catalog_bytes("QMBUSY"), before);
@@ -111,7 +113,7 @@ TEST_F(RunmqscLiveE2e, OutputPipeClosedEarlyStillAppliesAndSaves) {
   const std::string err = read_file(file("pipe.err"));
   EXPECT_EQ(read_file(file("pipe.rc")), "0\n") << err;  // not 141 (killed by SIGPIPE)
   EXPECT_EQ(lines_of(read_file(file("pipe.out"))).size(), 2u);
-  EXPECT_TRUE(contains(err, "IMB1170W")) << err;
+  EXPECT_TRUE(contains(err, imsb::msg::IMB1170W)) << err;
   const auto cat = load("QMPIPE");
   EXPECT_NE(cat.find(object_family::queue, "PIPE.Q.0"), nullptr);
   EXPECT_NE(cat.find(object_family::queue, "PIPE.Q.1099"), nullptr);
@@ -121,7 +123,7 @@ TEST_F(RunmqscLiveE2e, OutputPipeClosedEarlyStillAppliesAndSaves) {
 TEST_F(RunmqscLiveE2e, KillMinusNineMidScriptLeavesALoadableQueueManager) {
   create("QMKILL");
   live_runmqsc live(file("kill.fifo"), file("kill.err"), with_prefix({"QMKILL"}));
-  ASSERT_TRUE(live.child().wait_for_line("IMB1162I", milliseconds(10000)));
+  ASSERT_TRUE(live.child().wait_for_line(imsb::msg::IMB1162I, milliseconds(10000)));
   // 3000 DEFINEs in blocks of 100. The first ten are each waited for, so runmqsc saves after each;
   // the next ones come with short pauses that let it save between them, and the kill falls in that
   // stretch, most often in a save (saves of a catalog this size take longer than 100 DEFINEs).
@@ -185,7 +187,7 @@ TEST_F(RunmqscLiveE2e, ObjectFilesRepairedToMatchTheCatalog) {
 
   const ran r = runmqsc("QMFIX", "DISPLAY QLOCAL(REPAIR.ME)\n");
   EXPECT_EQ(r.code, 0) << r.both();
-  EXPECT_EQ(count_of(r.err, "IMB1169W"), 3u) << r.err;
+  EXPECT_EQ(count_of(r.err, imsb::msg::IMB1169W), 3u) << r.err;
   EXPECT_TRUE(contains(r.err, "queues/REPAIR!ME")) << r.err;
   EXPECT_TRUE(contains(r.err, "namelist/NL!FIX")) << r.err;
   EXPECT_TRUE(contains(r.err, "GHOST!Q")) << r.err;
@@ -196,7 +198,7 @@ TEST_F(RunmqscLiveE2e, ObjectFilesRepairedToMatchTheCatalog) {
 
   const ran clean = runmqsc("QMFIX", "DISPLAY QLOCAL(REPAIR.ME)\n");
   EXPECT_EQ(clean.code, 0) << clean.both();
-  EXPECT_FALSE(contains(clean.err, "IMB1169W")) << clean.err;
+  EXPECT_FALSE(contains(clean.err, imsb::msg::IMB1169W)) << clean.err;
 }
 
 TEST_F(RunmqscLiveE2e, MissingFolderSaysToRunDltmqm) {
@@ -204,7 +206,7 @@ TEST_F(RunmqscLiveE2e, MissingFolderSaysToRunDltmqm) {
   fs::remove_all(prefix() + "/qmgrs/QMGONE");
   for (const ran& r : {runmqsc("QMGONE", "DISPLAY QMGR\n"), dspmqfls({"-m", "QMGONE", "*"})}) {
     EXPECT_EQ(r.code, 20) << r.both();
-    EXPECT_TRUE(contains(r.err, "IMB1168E")) << r.err;
+    EXPECT_TRUE(contains(r.err, imsb::msg::IMB1168E)) << r.err;
     EXPECT_TRUE(contains(r.err, "Run dltmqm QMGONE to remove its record")) << r.err;
     EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
   }
@@ -220,7 +222,7 @@ TEST_F(RunmqscLiveE2e, UnreadableCatalogIsOneCleanSentence) {
   const ran missing = runmqsc("QMCAT", "DISPLAY QMGR\n");
   EXPECT_EQ(missing.code, 20) << missing.both();
   EXPECT_EQ(lines_of(missing.err).size(), 1u) << missing.err;
-  EXPECT_TRUE(contains(missing.err, "IMB1160E")) << missing.err;
+  EXPECT_TRUE(contains(missing.err, imsb::msg::IMB1160E)) << missing.err;
   EXPECT_EQ(count_of(missing.err, cat), 1u) << missing.err;
   EXPECT_EQ(count_of(missing.err, "No such file or directory"), 1u) << missing.err;
   EXPECT_FALSE(contains(missing.err, "offset")) << missing.err;
@@ -241,7 +243,7 @@ TEST_F(RunmqscLiveE2e, FailedSaveSaysNoChangeWasKeptOnlyWhenTrue) {
   fs::create_directory(cat + ".tmp");  // the catalog's temporary file cannot be written: no rename
   const ran r = runmqsc("QMSAVE", "DEFINE QLOCAL(NOT.SAVED)\n");
   EXPECT_EQ(r.code, 20) << r.both();
-  EXPECT_TRUE(contains(r.err, "IMB1160E")) << r.err;
+  EXPECT_TRUE(contains(r.err, imsb::msg::IMB1160E)) << r.err;
   EXPECT_TRUE(contains(r.err, "no change was kept")) << r.err;
   EXPECT_TRUE(contains(r.err, "run them again")) << r.err;
   EXPECT_FALSE(contains(r.err, "offset")) << r.err;
@@ -257,7 +259,7 @@ TEST_F(RunmqscLiveE2e, FolderGivenAsScriptFile) {
   create("QMDIR");
   const ran r = run(IMSB_RUNMQSC, with_prefix({"-f", file(""), "QMDIR"}));
   EXPECT_EQ(r.code, 20) << r.both();
-  EXPECT_TRUE(contains(r.err, "IMB1163E")) << r.err;
+  EXPECT_TRUE(contains(r.err, imsb::msg::IMB1163E)) << r.err;
   EXPECT_TRUE(contains(r.err, "it is a folder")) << r.err;
   EXPECT_FALSE(contains(r.err, "internal error")) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;

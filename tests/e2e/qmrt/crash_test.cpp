@@ -1,11 +1,11 @@
-// Issue 5's crash test, with real processes: the queue-manager daemon (`strmqm -f`, a child of this test)
-// serves 4 producers and 4 consumers (threads here, each with its own client connection over the
-// bindings socket) of persistent messages, all under syncpoint; the daemon is killed with SIGKILL at
-// random moments, restarted, and the clients reconnect and go on. At the end the queue is drained and
+// The queue manager's crash test, with real processes: the queue-manager daemon (`strmqm -f`, a child of this
+// test) serves 4 producers and 4 consumers (threads here, each with its own client connection over the
+// bindings socket) of persistent messages, all under syncpoint; the daemon is killed with SIGKILL at random
+// moments, restarted, and the clients reconnect and go on. At the end the queue is drained and
 //   consumed-and-committed + still queued == put-and-committed: none lost, none twice.
 // A commit whose answer never came (the daemon died under it) is in doubt: its messages may count or
-// not, but never twice. IMSB_QMGR_CRASH_KILLS sets the number of kills (default 3, as CI runs it; issue 5
-// asks for 20 once by hand: IMSB_QMGR_CRASH_KILLS=20 build/.../test_e2e_qmrt --gtest_filter='crash*').
+// not, but never twice. IMSB_QMGR_CRASH_KILLS sets the number of kills (default 3, as CI runs it; the full
+// run is 20, once by hand: IMSB_QMGR_CRASH_KILLS=20 build/.../test_e2e_qmrt --gtest_filter='crash*').
 
 #include <gtest/gtest.h>
 #include <signal.h>

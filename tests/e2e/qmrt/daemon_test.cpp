@@ -1,4 +1,4 @@
-// The queue-manager daemon as real programs (issue 5): crtmqm, strmqm, dspmq, runmqsc against the
+// The queue-manager daemon as real programs: crtmqm, strmqm, dspmq, runmqsc against the
 // running queue manager, mqput/mqget round trips, endmqm, kill -9 and recovery, mqpasswd and runmqlsr.
 // Each test has its own prefix and IMSBRIDGE_RUNTIME_DIR under a temporary folder; a daemon left
 // running by a failed test is killed (by the pid in its pid file) when the test ends.
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "imsb/core/bytes.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/mq/constants.hpp"
 #include "imsb/mq/mqdlh.hpp"
 #include "imsb/mq/mqiih.hpp"
@@ -126,7 +127,7 @@ class qmrt : public ::testing::Test {
   void strmqm_ok() {
     const ran r = run(IMSB_STRMQM, {"QM1"});
     ASSERT_EQ(r.code, 0) << r.both();
-    EXPECT_TRUE(contains(r.out, "IMB1220I")) << r.both();
+    EXPECT_TRUE(contains(r.out, imsb::msg::IMB1220I)) << r.both();
   }
   std::string dspmq() {
     const ran r = run(IMSB_DSPMQ, {});
@@ -161,12 +162,12 @@ TEST_F(qmrt, start_display_refuse_second_start_runmqsc_put_get_end) {
 
   const ran second = run(IMSB_STRMQM, {"QM1"});
   EXPECT_EQ(second.code, 5) << second.both();
-  EXPECT_TRUE(contains(second.err, "IMB1221E")) << second.both();
+  EXPECT_TRUE(contains(second.err, imsb::msg::IMB1221E)) << second.both();
 
   // runmqsc goes through the running queue manager, which keeps the catalog.
   const ran def = run(IMSB_RUNMQSC, {"QM1"}, "DEFINE QLOCAL(APP.Q) DEFPSIST(YES)\n");
   ASSERT_EQ(def.code, 0) << def.both();
-  EXPECT_TRUE(contains(def.out, "IMB1001I")) << def.both();
+  EXPECT_TRUE(contains(def.out, imsb::msg::IMB1001I)) << def.both();
 
   const std::string id = put({"APP.Q", "hello world"});
   const ran got = run(IMSB_MQGET, {"--json", "APP.Q"});
@@ -181,7 +182,7 @@ TEST_F(qmrt, start_display_refuse_second_start_runmqsc_put_get_end) {
 
   const ran end = run(IMSB_ENDMQM, {"QM1"});
   ASSERT_EQ(end.code, 0) << end.both();
-  EXPECT_TRUE(contains(end.out, "IMB1223I")) << end.both();
+  EXPECT_TRUE(contains(end.out, imsb::msg::IMB1223I)) << end.both();
   EXPECT_TRUE(contains(dspmq(), "STATUS(Ended normally)"));
   EXPECT_EQ(daemon_pid(), 0);
   const ran again = run(IMSB_ENDMQM, {"QM1"});
@@ -204,13 +205,13 @@ TEST_F(qmrt, delete_qlocal_needs_the_running_queue_manager) {
 
   ran r = run(IMSB_RUNMQSC, {"QM1"}, "DELETE QLOCAL(APP.KEEP)\n");
   EXPECT_EQ(r.code, 10) << r.both();
-  EXPECT_TRUE(contains(r.out, "IMB1049E")) << r.both();
+  EXPECT_TRUE(contains(r.out, imsb::msg::IMB1049E)) << r.both();
   r = run(IMSB_RUNMQSC, {"QM1"}, "DELETE QLOCAL(APP.KEEP) PURGE\n");
   EXPECT_EQ(r.code, 10) << r.both();
-  EXPECT_TRUE(contains(r.out, "IMB1049E")) << r.both();
+  EXPECT_TRUE(contains(r.out, imsb::msg::IMB1049E)) << r.both();
   // A queue that does not exist is still "not found"; other objects are still deleted while stopped.
   r = run(IMSB_RUNMQSC, {"QM1"}, "DELETE QLOCAL(NO.SUCH.Q)\n");
-  EXPECT_TRUE(contains(r.out, "IMB1044E")) << r.both();
+  EXPECT_TRUE(contains(r.out, imsb::msg::IMB1044E)) << r.both();
   r = run(IMSB_RUNMQSC, {"QM1"}, "DEFINE QALIAS(APP.ALIAS) TARGET(APP.KEEP)\nDELETE QALIAS(APP.ALIAS)\n");
   EXPECT_EQ(r.code, 0) << r.both();
 
@@ -223,7 +224,7 @@ TEST_F(qmrt, delete_qlocal_needs_the_running_queue_manager) {
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(CURDEPTH\(1\) +IPPROCS\(0\))"))) << r.both();
   r = run(IMSB_RUNMQSC, {"QM1"}, "DELETE QLOCAL(APP.KEEP)\n");
   EXPECT_EQ(r.code, 10) << r.both();
-  EXPECT_TRUE(contains(r.out, "IMB1183E")) << r.both();
+  EXPECT_TRUE(contains(r.out, imsb::msg::IMB1183E)) << r.both();
   r = run(IMSB_MQGET, {"--json", "APP.KEEP"});
   ASSERT_EQ(r.code, 0) << r.both();
   EXPECT_EQ(json_text(r.out, "msgid"), id);
@@ -318,7 +319,7 @@ TEST_F(qmrt, foreground_daemon_quiesces_a_waiting_get_on_endmqm) {
   std::string cmd = "exec env " + env() + " " + sh_quote(IMSB_STRMQM) + " -f --prefix " + sh_quote(prefix()) +
                     " QM1 </dev/null 2>" + sh_quote(dir_.file("fg.err"));
   child_process daemon("/bin/sh", {"-c", cmd}, output_to::capture());
-  ASSERT_TRUE(daemon.wait_for_line("IMB1220I", milliseconds(20000)).has_value())
+  ASSERT_TRUE(daemon.wait_for_line(imsb::msg::IMB1220I, milliseconds(20000)).has_value())
       << read_file(dir_.file("fg.err"));
   EXPECT_TRUE(contains(dspmq(), "STATUS(Running)"));
   define_queue("DEFINE QLOCAL(W.Q)\n");
@@ -366,13 +367,13 @@ std::uint16_t free_port() {
 TEST_F(qmrt, mqpasswd_and_runmqlsr_let_a_client_put_over_tcp) {
   ran r = run(IMSB_MQPASSWD, {"-m", "QM1", "app"}, "pa55word\n");
   ASSERT_EQ(r.code, 0) << r.both();
-  EXPECT_TRUE(contains(r.out, "IMB1231I")) << r.both();
+  EXPECT_TRUE(contains(r.out, imsb::msg::IMB1231I)) << r.both();
   r = run(IMSB_MQPASSWD, {"-m", "QM1", "--list"});
   EXPECT_EQ(r.code, 0) << r.both();
   EXPECT_EQ(r.out, "app\n");
   r = run(IMSB_MQPASSWD, {"-m", "QM1", "nobody"}, "");
   EXPECT_EQ(r.code, 20) << r.both();
-  EXPECT_TRUE(contains(r.err, "IMB1232E")) << r.both();
+  EXPECT_TRUE(contains(r.err, imsb::msg::IMB1232E)) << r.both();
 
   strmqm_ok();
   // A password user is no administrator: it needs CONNECT and the queue's PUT and GET (SET AUTHREC).
@@ -385,11 +386,11 @@ TEST_F(qmrt, mqpasswd_and_runmqlsr_let_a_client_put_over_tcp) {
   const std::string lsr_out = dir_.file("runmqlsr.out");
   child_process lsr = start(IMSB_RUNMQLSR, {"-m", "QM1", "-t", "TCP", "-p", std::to_string(port)}, lsr_out);
   std::string said;
-  for (int i = 0; i < 2000 && !contains(said, "IMB1229I") && lsr.running(); ++i) {
+  for (int i = 0; i < 2000 && !contains(said, imsb::msg::IMB1229I) && lsr.running(); ++i) {
     ::usleep(10 * 1000);
     said = read_file(lsr_out);
   }
-  ASSERT_TRUE(contains(said, "IMB1229I")) << said << read_file(lsr_out + ".err");
+  ASSERT_TRUE(contains(said, imsb::msg::IMB1229I)) << said << read_file(lsr_out + ".err");
 
   const std::string client =
       "MQSERVER=" + sh_quote("SYSTEM.DEF.SVRCONN/TCP/127.0.0.1(" + std::to_string(port) + ")");
@@ -410,7 +411,7 @@ TEST_F(qmrt, mqpasswd_and_runmqlsr_let_a_client_put_over_tcp) {
   EXPECT_EQ(end.code, 0) << end.both();
 }
 
-// Issue 5 review, 1: the daemon records its socket; a client with another runtime environment (another
+// The daemon records its socket; a client with another runtime environment (another
 // IMSBRIDGE_RUNTIME_DIR, or none and another XDG_RUNTIME_DIR, as cron gives) still connects.
 TEST_F(qmrt, a_client_with_another_runtime_environment_connects) {
   strmqm_ok();
@@ -430,7 +431,7 @@ TEST_F(qmrt, a_client_with_another_runtime_environment_connects) {
   EXPECT_EQ(end.code, 0) << end.both();
 }
 
-// Issue 5 review, 4: a pid file that names a live process other than the lock holder (a pid reused,
+// A pid file that names a live process other than the lock holder (a pid reused,
 // even by a process that calls itself strmqm) is no daemon: endmqm does not signal it.
 TEST_F(qmrt, endmqm_never_signals_a_process_that_does_not_hold_the_lock) {
   strmqm_ok();
@@ -448,7 +449,7 @@ TEST_F(qmrt, endmqm_never_signals_a_process_that_does_not_hold_the_lock) {
   }
   const ran refused = run(IMSB_ENDMQM, {"QM1"});
   EXPECT_EQ(refused.code, 20) << refused.both();
-  EXPECT_TRUE(contains(refused.err, "IMB1225E")) << refused.both();
+  EXPECT_TRUE(contains(refused.err, imsb::msg::IMB1225E)) << refused.both();
   EXPECT_TRUE(impostor.running());
   EXPECT_FALSE(contains(dspmq(), "STATUS(Running)"));
   {
@@ -461,7 +462,7 @@ TEST_F(qmrt, endmqm_never_signals_a_process_that_does_not_hold_the_lock) {
   EXPECT_EQ(daemon_pid(), 0);
 }
 
-// Issue 5 review, 5: the forked daemon keeps none of its caller's descriptors, however high.
+// The forked daemon keeps none of its caller's descriptors, however high.
 TEST_F(qmrt, the_daemon_closes_inherited_descriptors_above_1024) {
   const std::string held = dir_.file("held");
   const std::string cmd = "ulimit -n 4096 && exec 1500>" + sh_quote(held) + " && exec env " + env() + " " +
@@ -488,7 +489,7 @@ std::string hex_of(const bytes& b) {
 }
 std::string padded(std::string s, std::size_t n) { return s + std::string(n - s.size(), ' '); }
 
-// Issue 5 review, 5: mqget --json is JSON (python3's json module reads every line) with the MQDLH,
+// mqget --json is JSON (python3's json module reads every line) with the MQDLH,
 // MQXQH and MQIIH fields under dlh, xqh and iih.
 TEST_F(qmrt, mqget_json_of_dead_letter_transmission_and_ims_messages_is_json) {
   if (std::system("python3 -c 'import json' >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
@@ -558,7 +559,7 @@ TEST_F(qmrt, mqget_json_of_dead_letter_transmission_and_ims_messages_is_json) {
   EXPECT_EQ(end.code, 0) << end.both();
 }
 
-// Issue 5 review, 3: strmqm --ini TLS.* gives the daemon's listeners TLS: mqput --tls over MQSERVER
+// strmqm --ini TLS.* gives the daemon's listeners TLS: mqput --tls over MQSERVER
 // works, a plain client is refused.
 TEST_F(qmrt, strmqm_ini_tls_serves_tls_clients_and_refuses_plain_ones) {
   if (std::system("openssl version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no openssl command";
@@ -616,7 +617,7 @@ TEST_F(qmrt, strmqm_ini_tls_serves_tls_clients_and_refuses_plain_ones) {
   EXPECT_EQ(end.code, 0) << end.both();
 }
 
-// Issue 5 review, 5: on a terminal, mqpasswd does not echo the password it reads.
+// On a terminal, mqpasswd does not echo the password it reads.
 TEST_F(qmrt, mqpasswd_does_not_echo_the_password_on_a_terminal) {
   const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
   ASSERT_GE(master, 0);
@@ -650,7 +651,7 @@ TEST_F(qmrt, mqpasswd_does_not_echo_the_password_on_a_terminal) {
   (void)p.wait_exit(milliseconds(10000));
   EXPECT_TRUE(sent) << seen;
   EXPECT_FALSE(contains(seen, "Top5ecret")) << seen;
-  EXPECT_TRUE(contains(seen, "IMB1231I")) << seen;
+  EXPECT_TRUE(contains(seen, imsb::msg::IMB1231I)) << seen;
   EXPECT_EQ(read_file(code_file), "0\n") << seen;
   const ran list = run(IMSB_MQPASSWD, {"-m", "QM1", "--list"});
   EXPECT_EQ(list.out, "app\n") << list.both();

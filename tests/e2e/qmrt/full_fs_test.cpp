@@ -1,5 +1,5 @@
-// Issue 5's acceptance "a full file system (a small tmpfs in a private mount namespace): puts fail with a
-// clear MQRC and nothing committed is lost", with real processes:
+// A full file system (a small tmpfs in a private mount namespace): puts fail with a clear MQRC and nothing
+// committed is lost. With real processes:
 //   - a holder process makes a private mount namespace (unshare --mount), mounts a 2 MiB tmpfs on the
 //     prefix, creates the queue manager there (crtmqm) and sleeps, keeping the namespace alive;
 //   - the daemon (strmqm -f) runs inside that namespace (nsenter -m); its bindings socket is in
@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "imsb/core/messages.hpp"
 #include "imsb/mq/constants.hpp"
 #include "imsb/mqi/connection.hpp"
 #include "imsb/qmgr/connect.hpp"
@@ -113,7 +114,8 @@ class full_fs : public ::testing::Test {
         "nsenter",
         {"-t", std::to_string(holder_.pid()), "-m", "--", IMSB_STRMQM, "-f", "--prefix", prefix(), qm},
         output_to::capture());
-    ASSERT_TRUE(daemon_.wait_for_line("IMB1220I", 30000ms).has_value()) << "the daemon did not start";
+    ASSERT_TRUE(daemon_.wait_for_line(imsb::msg::IMB1220I, 30000ms).has_value())
+        << "the daemon did not start";
   }
   void kill9_daemon() {
     ASSERT_TRUE(daemon_.signal(SIGKILL));

@@ -1,4 +1,4 @@
-// The group allow-list (the stand-in for RACF's IMSXCF profiles, spec/otma-xcf.md §4.7 "Security" [D])
+// The group allow-list (the stand-in for RACF's IMSXCF profiles [D], docs/design/xcf-emulation.md)
 // and `xcfhub status` (transport/README.md "Status" [D]).
 
 #include <gtest/gtest.h>
@@ -39,7 +39,7 @@ TEST(XcfAllowList, UnlistedMemberRefusedAndStatusListsStates) {
   recorder events_c;
   recorder events_x;
   auto a = service.join(join_as("IMSBGRP", "MEMA", true), events_a);
-  ASSERT_EQ(a.code, xcf::codes::first_active);  // spec §4.3 [C] 4/4
+  ASSERT_EQ(a.code, xcf::codes::first_active);  // [C: XCF-JOIN] 4/4
   auto b = service.join(join_as("IMSBGRP", "MEMB", true), events_b);
   ASSERT_EQ(b.code, xcf::codes::ok);
   auto c = service.join(join_as("IMSBGRP", "MEMC", true), events_c);

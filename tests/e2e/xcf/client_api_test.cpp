@@ -10,6 +10,7 @@
 
 #include <future>
 
+#include "imsb/core/messages.hpp"
 #include "xcf_e2e.hpp"
 
 namespace imsb::test {
@@ -225,7 +226,7 @@ TEST(XcfClientJoin, BadNamesAndNoHub) {
   EXPECT_EQ(joined.code, xcf::codes::link_down);
   EXPECT_LT(std::chrono::duration_cast<milliseconds>(steady::now() - started).count(), 3000);
   ASSERT_EQ(log.size(), 1u);
-  EXPECT_EQ(log[0].rfind("IMB3050E", 0), 0u) << log[0];
+  EXPECT_EQ(log[0].rfind(imsb::msg::IMB3050E, 0), 0u) << log[0];
   EXPECT_NE(log[0].find("refused"), std::string::npos) << log[0];
   std::vector<xcf::member_info> out;
   EXPECT_EQ(service.query(out), xcf::codes::link_down);

@@ -1,6 +1,6 @@
 // Members that end badly, in processes of their own (member_tool): killed (the TCP close tells the hub
 // at once), stopped (only the heartbeat can tell), and a duplicate name (refused, the first one keeps
-// working). transport/README.md "Failure" and "Join" [D]; spec/otma-xcf.md §4.3 [C].
+// working). transport/README.md "Failure" and "Join" [D]; [C: XCF-STATES, XCF-JOIN].
 
 #include <gtest/gtest.h>
 
@@ -70,7 +70,7 @@ TEST_P(XcfMemberFailure, KilledProcessIsSeenAtOnceByTheTcpClose) {
     recorder again;
     transport::tcp_service other(client_options(hub.endpoint()));
     auto rejoined = other.join(join_as("IMSBGRP", "VICTIM", true), again);
-    EXPECT_EQ(rejoined.code, xcf::codes::was_failed);  // spec §4.3 [C] IXCJOINRSNWASFAILED
+    EXPECT_EQ(rejoined.code, xcf::codes::was_failed);  // [C: XCF-JOIN] IXCJOINRSNWASFAILED
   } else {
     EXPECT_EQ(rc, xcf::codes::not_found);
     EXPECT_TRUE(members.empty());
@@ -95,7 +95,7 @@ INSTANTIATE_TEST_SUITE_P(LastingOrNot, XcfMemberFailure, ::testing::Values(true,
                          });
 
 // SIGSTOP: the socket stays open and nothing is said; only three silent heartbeat intervals tell.
-// The acceptance criterion: a stopped member is declared failed within three heartbeat intervals of
+// The rule: a stopped member is declared failed within three heartbeat intervals of
 // its last sign of life. The hub checks every quarter interval, so "within" means at most 3¼ intervals
 // after the last frame it heard (README "Failure"), plus scheduling slack for a loaded machine.
 TEST(XcfMemberStopped, StoppedProcessFailsAfterThreeHeartbeats) {

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <future>
 
+#include "imsb/core/messages.hpp"
 #include "xcf_e2e.hpp"
 
 namespace imsb::test {
@@ -98,13 +99,13 @@ TEST(XcfReconnect, MemberRejoinsAfterTheHubIsKilledAndRestarted) {
 
   {
     std::lock_guard<std::mutex> lock(log_mu);
-    auto has = [&](const char* id) {
+    auto has = [&](std::string_view id) {
       return std::any_of(log_a.begin(), log_a.end(),
                          [&](const std::string& l) { return l.rfind(id, 0) == 0; });
     };
-    EXPECT_TRUE(has("IMB3051W"));
-    EXPECT_TRUE(has("IMB3053W"));  // attempts while the hub was down
-    EXPECT_TRUE(has("IMB3052I"));
+    EXPECT_TRUE(has(imsb::msg::IMB3051W));
+    EXPECT_TRUE(has(imsb::msg::IMB3053W));  // attempts while the hub was down
+    EXPECT_TRUE(has(imsb::msg::IMB3052I));
   }
   EXPECT_EQ(a.joined->leave(), xcf::codes::ok);
   EXPECT_EQ(b.joined->leave(), xcf::codes::ok);
@@ -163,7 +164,7 @@ class shared_log {
       lines_.push_back(line);
     };
   }
-  std::size_t count(const char* id) const {
+  std::size_t count(std::string_view id) const {
     std::lock_guard<std::mutex> lock(mu_);
     return static_cast<std::size_t>(std::count_if(lines_.begin(), lines_.end(),
                                                   [&](const std::string& l) { return l.rfind(id, 0) == 0; }));
@@ -172,7 +173,7 @@ class shared_log {
     std::lock_guard<std::mutex> lock(mu_);
     return lines_.size();
   }
-  bool wait_for(const char* id, milliseconds timeout) const {
+  bool wait_for(std::string_view id, milliseconds timeout) const {
     const auto until = steady::now() + timeout;
     while (steady::now() < until) {
       if (count(id) > 0) return true;
@@ -222,14 +223,14 @@ TEST(XcfReconnect, RejoinRefusedForGoodStopsTheRejoins) {
   // Same port: the clients were configured with it (see above).
   hub = std::make_unique<hub_process>(
       dir, std::vector<std::string>{"--heartbeat-ms", "500", "--allow", "IMSBGRP=STAYER"}, port);
-  ASSERT_TRUE(log.wait_for("IMB3054E", milliseconds(15000))) << log.text();
+  ASSERT_TRUE(log.wait_for(imsb::msg::IMB3054E, milliseconds(15000))) << log.text();
   EXPECT_NE(log.text().find("rc 8 rsn X'18'"), std::string::npos) << log.text();
   // The other member comes back; this one does not try again.
   ASSERT_TRUE(stayer_events.wait_event(xcf::event_kind::active, "STAYER", milliseconds(15000), stayer_mark));
   const std::size_t lines = log.size();
   std::this_thread::sleep_for(milliseconds(1000));  // five times the longest back-off
   EXPECT_EQ(log.size(), lines) << log.text();
-  EXPECT_EQ(log.count("IMB3052I"), 0u) << log.text();
+  EXPECT_EQ(log.count(imsb::msg::IMB3052I), 0u) << log.text();
   EXPECT_EQ(events.event_count(), mark) << "a handler call after the final refusal";
 
   // It stays failed: sends and services say link down; leave ends it.
@@ -263,7 +264,7 @@ TEST(XcfReconnect, LeaveWhileTheLinkIsDownEndsTheMember) {
   ASSERT_TRUE(hub->process().signal(SIGKILL));
   ASSERT_TRUE(hub->process().wait_exit(milliseconds(5000)));
   ASSERT_TRUE(events.wait_event(xcf::event_kind::failed, "LEAVER", milliseconds(5000)));
-  ASSERT_TRUE(log.wait_for("IMB3053W", milliseconds(5000)));  // it is trying to re-join
+  ASSERT_TRUE(log.wait_for(imsb::msg::IMB3053W, milliseconds(5000)));  // it is trying to re-join
 
   EXPECT_EQ(me.joined->leave(), xcf::codes::link_down);
   const std::size_t events_after = events.event_count();
@@ -301,12 +302,12 @@ TEST(XcfReconnect, QuiesceCutShortByTheLinkEndsTheMember) {
   ASSERT_TRUE(hub->process().wait_exit(milliseconds(5000)));
   ASSERT_EQ(quiesced.wait_for(milliseconds(5000)), std::future_status::ready);
   EXPECT_EQ(quiesced.get(), xcf::codes::link_down);
-  // No exit runs after the member's own IXCQUIES (spec §4.6 [C]): no failed events either.
+  // No exit runs after the member's own IXCQUIES [C: XCF-STATES]: no failed events either.
   EXPECT_EQ(events.event_count(), 0u);
 
   hub = std::make_unique<hub_process>(dir, std::vector<std::string>{"--heartbeat-ms", "1000"}, port);
   std::this_thread::sleep_for(milliseconds(1000));
-  EXPECT_EQ(log.count("IMB3053W") + log.count("IMB3052I"), 0u) << log.text();
+  EXPECT_EQ(log.count(imsb::msg::IMB3053W) + log.count(imsb::msg::IMB3052I), 0u) << log.text();
   EXPECT_FALSE(hub_lists(service, "IMSBGRP", "HUSHER"));
   EXPECT_EQ(me.joined->quiesce(), xcf::codes::not_active);
   EXPECT_EQ(me.joined->leave(), xcf::codes::not_active);

@@ -1,8 +1,9 @@
-// Mutual TLS between xcfhub and the client backend (transport/README.md "TLS" [D]; spec/otma-xcf.md
-// §4.7 "Security" [D]). Certificates are made for the test with the openssl command.
+// Mutual TLS between xcfhub and the client backend (transport/README.md "TLS" [D];
+// docs/design/xcf-emulation.md). Certificates are made for the test with the openssl command.
 
 #include <gtest/gtest.h>
 
+#include "imsb/core/messages.hpp"
 #include "xcf_e2e.hpp"
 
 namespace imsb::test {
@@ -33,7 +34,7 @@ void expect_refused(transport::tcp_service_options options, const std::string& m
   EXPECT_EQ(joined.code, xcf::codes::link_down) << why << ": " << xcf::describe(joined.code);
   EXPECT_LT(took, 7000) << why << ": the refusal took " << took << " ms";
   ASSERT_FALSE(log.empty()) << why << ": nothing logged";
-  EXPECT_NE(log.front().find("IMB3050E"), std::string::npos) << log.front();
+  EXPECT_NE(log.front().find(imsb::msg::IMB3050E), std::string::npos) << log.front();
   for (const auto& reason : reasons) EXPECT_NE(log.front().find(reason), std::string::npos) << log.front();
   std::cout << "[ refused  ] " << why << ": " << log.front() << "\n";
 }

@@ -1,7 +1,7 @@
 #pragma once
 // Shared helpers of the bridgemap tests: requests as an application puts them (MQIIH + LLZZ, in either
 // byte order and character set), validated as the bridge's worker does, and IMS output made from an
-// input as imsemu makes it (the input's state and user data come back, spec/otma-xcf.md §2.3 [C]).
+// input as imsemu makes it (the input's state and user data come back [C: IMS-CTS-FLOW, IMS-USR]).
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The reply to an architected /DIS TRAN (MQIIH.TranState 'A', spec/mq.md §5.7 [C] OTMA-ARCH-ATTR): each
+// The reply to an architected /DIS TRAN (MQIIH.TranState 'A' [C: IMS-CMDS, OTMA-ARCH-ATTR]): each
 // segment is code(8) flag1 flag2 status [error text]; the code and the text come back in the queue
 // manager's CCSID, the three flag bytes as IMS set them.
 #include <gtest/gtest.h>

@@ -1,5 +1,6 @@
-// OTMA output → MQ reply, dead letters and exception reports (bridgemap/reply.hpp): spec/mq.md §5.4 row
-// by row, §5.5, §3.2, §4.3, and the character data coming back in the queue manager's CCSID.
+// OTMA output → MQ reply, dead letters and exception reports (bridgemap/reply.hpp): IBM's reply MQMD row by
+// row [C: REPLY-MD], its MQIIH [C: REPLY-IIH], the dead-letter rules [C: DLH-DOC], exception reports
+// [I: ACTIVITY-MD, CANNOT-PUT], and the character data coming back in the queue manager's CCSID.
 
 #include "imsb/bridgemap/reply.hpp"
 

@@ -1,6 +1,6 @@
 // MQ request → OTMA input (bridgemap/request.hpp): what IMS gets for each kind of request, checked on
-// the encoded bytes where byte order or character set matters (ARCHITECTURE.md "Character data",
-// spec/mq.md §1.5, §5.6, §5.8; what imsemu reads back: commit mode, sync level, LTERM, MOD name,
+// the encoded bytes where byte order or character set matters (docs/design/character-data.md;
+// [C: BRIDGE-MSGS, CONV, OTMA-EXPIRY]; what imsemu reads back: commit mode, sync level, LTERM, MOD name,
 // server token, security).
 
 #include "imsb/bridgemap/request.hpp"
@@ -194,7 +194,7 @@ TEST(bridgemap_request, conversation_step_carries_the_server_token) {
   ctx.recoverable_seq = 0;
   auto m = build_input(r.md, r.data, r.validated, ctx);
   ASSERT_TRUE(m.ok());
-  // spec/otma-xcf.md §2.6: type Data, server state Conversational, the token.
+  // [C: IMS-CONV, ICON-MCI]: type Data, server state Conversational, the token.
   EXPECT_EQ(m->mci.message_type, otma::msg_type::data);
   EXPECT_NE(sd_of(*m).server_state & otma::server_state::conversational, 0);
   for (std::size_t i = 0; i < 16; ++i) EXPECT_EQ(sd_of(*m).server_token[i], 0xC0 + i);
@@ -232,7 +232,7 @@ TEST(bridgemap_request, iih_flags_map_to_state_data) {
   EXPECT_NE(sd_of(*m).txn_flags & otma::txn_flags::pass_expiration, 0);
   EXPECT_NE(sd_of(*m).server_state & otma::server_state::cm0_dfs2082, 0);
   EXPECT_EQ(sd_of(*m).expiration, 1234);  // tenths, unchanged
-  // Without PASS_EXPIRATION the expiry stays with MQ: IMS gets none (spec/otma-xcf.md §7.3).
+  // Without PASS_EXPIRATION the expiry stays with MQ: IMS gets none [C: MQ-REPLY].
   auto r0 = make_request(request_md(enc_le, 819, true), iih_with('0', mq::MQIIH_IGNORE_PURG), {"IVTNO X"});
   r0.md.expiry = 1234;
   validate(r0);

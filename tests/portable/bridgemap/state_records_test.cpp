@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "imsb/core/messages.hpp"
 #include "imsb/mq/codes.hpp"
 #include "imsb/mq/constants.hpp"
 
@@ -60,7 +61,8 @@ std::vector<state_record> samples() {
   x.xcf_group = "GRP1";
   x.xcf_member = "IMS1";
   x.tpipe = "CSQ0001S";
-  x.reason = "IMB2020E sequence numbers do not match: ours 4/7, IMS 6/7 (send/receive)";
+  x.reason =
+      std::string(imsb::msg::IMB2020E) + " sequence numbers do not match: ours 4/7, IMS 6/7 (send/receive)";
   v.push_back(x);
   return v;
 }

@@ -31,7 +31,7 @@ TEST(bytes, explicit_byte_order_loads_and_stores) {
 }
 
 TEST(bytes, mq_encoding_selects_integer_order) {
-  // spec/mq.md §0 [C]: 785 (z/OS) and 273 (s390x Linux, AIX) big-endian; 546 (x86) little-endian.
+  // [C: MQENC-TABLE]: 785 (z/OS) and 273 (s390x Linux, AIX) big-endian; 546 (x86) little-endian.
   EXPECT_EQ(integer_order(785), byte_order::big);
   EXPECT_EQ(integer_order(273), byte_order::big);
   EXPECT_EQ(integer_order(546), byte_order::little);

@@ -17,6 +17,6 @@ TEST(messages, registry_ids_are_unique_well_formed_and_in_their_ranges) {
     EXPECT_FALSE(m.text.empty());
     EXPECT_FALSE(m.action.empty());
   }
-  EXPECT_EQ(imsb::find_message(imsb::msg::IMB0001E)->id, "IMB0001E");
+  EXPECT_EQ(imsb::find_message(imsb::msg::IMB0001E)->id, imsb::msg::IMB0001E);
   EXPECT_EQ(imsb::find_message(std::string("IMB") + "9999E"), nullptr);
 }

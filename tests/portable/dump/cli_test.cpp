@@ -6,6 +6,7 @@
 #include <variant>
 #include <vector>
 
+#include "imsb/core/messages.hpp"
 #include "json_check.hpp"
 #include "vectors.hpp"
 
@@ -57,7 +58,8 @@ TEST(CommandLine, ExplainTakesTheWordsUpToTheNextOption) {
   EXPECT_EQ(cl.explain, "sense X'30'");
   EXPECT_TRUE(cl.json);
   EXPECT_EQ(parse_ok({"--explain", "-1"}).explain, "-1");  // one dash is a word of the code
-  EXPECT_EQ(parse_error({"--explain", "--json"}).substr(0, 26), "IMB4001E mqdump: --explain");
+  EXPECT_EQ(parse_error({"--explain", "--json"}).substr(0, 26),
+            std::string(imsb::msg::IMB4001E) + " mqdump: --explain");
   EXPECT_NE(parse_error({"--explain", "294", "--bogus"}).find("unknown option --bogus"), std::string::npos);
 }
 
@@ -71,7 +73,7 @@ TEST(CommandLine, UsageErrors) {
                                                                 {"--explain"},
                                                                 {"x", "--explain", "294"}}) {
     const std::string m = parse_error(args);
-    EXPECT_EQ(m.substr(0, 16), "IMB4001E mqdump:") << m;
+    EXPECT_EQ(m.substr(0, 16), std::string(imsb::msg::IMB4001E) + " mqdump:") << m;
   }
 }
 
@@ -80,10 +82,10 @@ TEST(CommandLine, HelpDocumentsTheExitCodes) {
   for (const char* s :
        {"Exit codes:", "  0  decoded", "  1  ", "  2  usage error", "--explain", "--hex", "--otma"})
     EXPECT_NE(h.find(s), std::string::npos) << s;
-  // A message that fails the bridge's validation exits 1 (the issue: bad bytes exit 1).
+  // A message that fails the bridge's validation exits 1 (docs/programs/mqdump.md: bad bytes exit 1).
   const std::size_t one = h.find("\n  1  ");
   ASSERT_NE(one, std::string::npos);
-  EXPECT_NE(h.find("IMB4006W", one), std::string::npos) << h.substr(one);
+  EXPECT_NE(h.find(imsb::msg::IMB4006W, one), std::string::npos) << h.substr(one);
   EXPECT_EQ(h.find("also when the message would fail"), std::string::npos);
 }
 
@@ -98,17 +100,18 @@ TEST(RunDump, ExitCodesAndOutputs) {
   const std::string bad = test::read_text(test::vectors_dir() + "/samples/iih_bad_struclength.hex");
   r = run_dump(cl, bad);
   EXPECT_EQ(r.exit_code, exit_bad_input);
-  EXPECT_NE(r.out.find("IMB4002E MQIIH.StrucLength at offset 372"), std::string::npos);
+  EXPECT_NE(r.out.find(std::string(imsb::msg::IMB4002E) + " MQIIH.StrucLength at offset 372"),
+            std::string::npos);
 
   cl.json = true;
   r = run_dump(cl, bad);
   EXPECT_EQ(r.exit_code, exit_bad_input);
   EXPECT_EQ(test::json_error(r.out), "");
-  EXPECT_EQ(r.err.substr(0, 43), "IMB4002E MQIIH.StrucLength at offset 372: i");
+  EXPECT_EQ(r.err.substr(0, 43), std::string(imsb::msg::IMB4002E) + " MQIIH.StrucLength at offset 372: i");
 
   r = run_dump(cl, "# nothing but a comment\n");
   EXPECT_EQ(r.exit_code, exit_bad_input);
-  EXPECT_NE(r.out.find("IMB4007E"), std::string::npos);
+  EXPECT_NE(r.out.find(imsb::msg::IMB4007E), std::string::npos);
 }
 
 TEST(RunDump, BridgeValidationFailureExitsOneWithTheWholeListing) {
@@ -125,7 +128,10 @@ TEST(RunDump, BridgeValidationFailureExitsOneWithTheWholeListing) {
   r = run_dump(cl, dead);
   EXPECT_EQ(r.exit_code, exit_bad_input);
   EXPECT_EQ(test::json_error(r.out), "");
-  EXPECT_EQ(r.err.rfind("IMB4006W LLZZ[1].LL at offset 620: segment 1 at offset 620: ", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.rfind(
+                std::string(imsb::msg::IMB4006W) + " LLZZ[1].LL at offset 620: segment 1 at offset 620: ", 0),
+            0u)
+      << r.err;
   EXPECT_EQ(r.err.back(), '\n');
 }
 
@@ -133,12 +139,15 @@ TEST(RunDump, HexErrorsSayWhere) {
   command_line cl = parse_ok({"--hex", "in.hex"});
   run_output r = run_dump(cl, "0102 # fine\n03 0g\n");
   EXPECT_EQ(r.exit_code, exit_bad_input);
-  EXPECT_EQ(r.err, "IMB4004E mqdump: in.hex is not valid hex text: line 2: 'g' is not a hex digit\n");
+  EXPECT_EQ(r.err, std::string(imsb::msg::IMB4004E) +
+                       " mqdump: in.hex is not valid hex text: line 2: 'g' is not a hex digit\n");
   r = run_dump(cl, "010");
-  EXPECT_EQ(r.err, "IMB4004E mqdump: in.hex is not valid hex text: line 1: odd number of hex digits (3)\n");
+  EXPECT_EQ(r.err, std::string(imsb::msg::IMB4004E) +
+                       " mqdump: in.hex is not valid hex text: line 1: odd number of hex digits (3)\n");
   // The CLI says what from_hex refused: a form feed is no whitespace there.
   r = run_dump(cl, "01\n02\f03");
-  EXPECT_EQ(r.err, "IMB4004E mqdump: in.hex is not valid hex text: line 2: byte X'0C' is not a hex digit\n");
+  EXPECT_EQ(r.err, std::string(imsb::msg::IMB4004E) +
+                       " mqdump: in.hex is not valid hex text: line 2: byte X'0C' is not a hex digit\n");
 }
 
 TEST(RunDump, RawBytesAreNotHex) {
@@ -164,7 +173,7 @@ TEST(RunExplain, KnownAndUnknown) {
   r = run_explain(cl);
   EXPECT_EQ(r.exit_code, exit_bad_input);
   EXPECT_EQ(test::json_error(r.out), "");
-  EXPECT_EQ(r.err.substr(0, 9), "IMB4005E ");
+  EXPECT_EQ(r.err.substr(0, 9), std::string(imsb::msg::IMB4005E) + " ");
 }
 
 }  // namespace

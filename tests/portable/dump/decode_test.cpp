@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "imsb/core/messages.hpp"
 #include "imsb/dump/render.hpp"
 #include "imsb/mq/chain.hpp"
 #include "imsb/mq/codes.hpp"
@@ -130,7 +131,7 @@ TEST(DumpMessage, DeadLetterShowsTheReasonAndTheSameFindingFromTheValidator) {
   EXPECT_EQ(child(dlh, "DestQName").value, "'IMS.BRIDGE.Q" + std::string(36, ' ') + "'");
   const node& finding = r.document.children.back();
   EXPECT_EQ(finding.kind, node_kind::finding);
-  EXPECT_EQ(finding.id, "IMB4006W");
+  EXPECT_EQ(finding.id, imsb::msg::IMB4006W);
   EXPECT_EQ(finding.name, "LLZZ[1].LL");
   EXPECT_EQ(finding.offset, 620u);  // the first LL, after MQMD 364 + MQDLH 172 + MQIIH 84
   EXPECT_EQ(finding.meaning, describe_feedback(294));
@@ -167,7 +168,7 @@ TEST(DumpMessage, BadStrucLengthStopsWithTheFieldAndItsOffset) {
   dump_result r = dump_message(in);
   ASSERT_FALSE(r.ok());
   const node* e = r.error();
-  EXPECT_EQ(e->id, "IMB4002E");
+  EXPECT_EQ(e->id, imsb::msg::IMB4002E);
   EXPECT_EQ(e->name, "MQIIH.StrucLength");
   EXPECT_EQ(e->offset, 364u + 8u);
   EXPECT_NE(e->meaning.find("MQRC_IIH_ERROR"), std::string::npos);
@@ -267,7 +268,7 @@ TEST(DumpMessage, PlainBytesAndEmptyInput) {
   EXPECT_EQ(child(r.document, "bytes").text, "just text.");
   dump_result e = dump_message(bytes{});
   ASSERT_FALSE(e.ok());
-  EXPECT_EQ(e.error()->id, "IMB4007E");
+  EXPECT_EQ(e.error()->id, imsb::msg::IMB4007E);
 }
 
 TEST(DumpMessage, OtmaGoldenVectors) {
@@ -336,7 +337,7 @@ TEST(DumpMessage, OtmaDecodeErrorKeepsTheSectionsBefore) {
   o.otma = true;  // without --otma, bytes that do not decode as OTMA are not taken for OTMA
   dump_result r = dump_message(in, o);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error()->id, "IMB4002E");
+  EXPECT_EQ(r.error()->id, imsb::msg::IMB4002E);
   EXPECT_EQ(r.error()->name, "OTMA.security_data.length");
   EXPECT_EQ(r.error()->offset, 102u);
   EXPECT_EQ(names_of(r.document),

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "imsb/core/messages.hpp"
 #include "imsb/dump/render.hpp"
 #include "imsb/mq/codes.hpp"
 #include "json_check.hpp"
@@ -122,7 +123,7 @@ TEST(Explain, UnknownCodesSayWhy) {
     EXPECT_FALSE(ex.known);
     ASSERT_FALSE(ex.document.children.empty());
     EXPECT_EQ(ex.document.children.back().kind, node_kind::error);
-    EXPECT_EQ(ex.document.children.back().id, "IMB4005E");
+    EXPECT_EQ(ex.document.children.back().id, imsb::msg::IMB4005E);
     EXPECT_EQ(test::json_error(render_json(ex.document)), "");
   }
 }

@@ -61,7 +61,7 @@ TEST(MqFields, CcsidAndFormat) {
   EXPECT_EQ(describe_ccsid(273), "EBCDIC, not converted by mqdump: text is shown as CCSID 037");
 }
 
-// A user format name is the MFS map name only in MQMD.Format without an MQIIH (spec/mq.md §1.5);
+// A user format name is the MFS map name only in MQMD.Format without an MQIIH [C: BRIDGE-MSGS];
 // after an MQIIH it names the data, and in ReplyToFormat it is what the reply's MQIIH will carry.
 TEST(MqFields, UserFormatNameIsWordedForItsField) {
   const std::string md = describe_format("PARTMID ", format_field::message);

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "imsb/core/messages.hpp"
 #include "json_check.hpp"
 
 namespace imsb::dump {
@@ -56,7 +57,7 @@ node sample_tree() {
   root.add(data_node("bytes", 92, bytes_view(data, sizeof data), 819));
   node e;
   e.kind = node_kind::error;
-  e.id = "IMB4002E";
+  e.id = imsb::msg::IMB4002E;
   e.name = "MQIIH.StrucLength";
   e.offset = 16;
   e.value = "is 80, must be 84";
@@ -74,8 +75,8 @@ TEST(RenderText, OffsetColumnIndentationAndMeanings) {
             "    28   Format                 'MQIMSVS '  = text with \"quotes\"\ttab\n"
             "    92 bytes (18 bytes)\n"
             "    92   00140000 50415254 20E90178 797A3031  |....PART \xC3\xA9.xyz01|\n"
-            "   108   3233                                 |23|\n"
-            "IMB4002E MQIIH.StrucLength at offset 16: is 80, must be 84; MQRC_IIH_ERROR (2148)\n");
+            "   108   3233                                 |23|\n" + std::string(imsb::msg::IMB4002E) +
+                " MQIIH.StrucLength at offset 16: is 80, must be 84; MQRC_IIH_ERROR (2148)\n");
 }
 
 TEST(RenderText, LeavesOutTheOffsetColumnWhenNothingHasAnOffset) {

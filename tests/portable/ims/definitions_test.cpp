@@ -582,7 +582,7 @@ TEST(DefinitionsTest, TheSampleIvpFileParses) {
 namespace imsb::ims {
 namespace {
 
-// --- CLIENT allow-list and run-time limits (issue 6) ---------------------------------------------------
+// --- CLIENT allow-list and run-time limits ------------------------------------------------------------
 
 TEST(DefinitionsClientTest, WithoutClientStatementsEveryMemberMayBid) {
   const auto d = parsed("IMS GRNAME=G,OTMANM=IMSA\n");

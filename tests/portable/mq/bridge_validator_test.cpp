@@ -1,5 +1,6 @@
 // Bridge message validation: a table of hand-made messages, one row per rule and boundary of
-// spec/mq.md §1.5, §4.1 and §9.2, in both byte orders and both character sets. The messages are
+// IBM's length rule [C: BRIDGE-MSGS], its feedback codes [C: CMQC-PY] and our validation order
+// (docs/design/errors.md), in both byte orders and both character sets. The messages are
 // written byte by byte here (not with the MQIIH encoder) so that the test does not share a bug with
 // the code it checks; the expected feedback codes are literals for the same reason.
 
@@ -19,7 +20,7 @@
 namespace imsb::mq {
 namespace {
 
-constexpr std::int32_t enc_be = 785;  // z/OS native: big-endian integers (spec/mq.md §0 [C])
+constexpr std::int32_t enc_be = 785;  // z/OS native: big-endian integers [C: MQENC-TABLE]
 constexpr std::int32_t enc_le = 546;  // Linux x86 native: little-endian integers
 constexpr std::int32_t ccsid_ascii = 819;
 constexpr std::int32_t ccsid_ebcdic = 500;
@@ -74,7 +75,7 @@ bytes seg(const std::string& text, byte_order o, cs set, std::uint16_t zz = 0) {
 
 bytes filler(std::size_t n, std::uint8_t b = 0x5A) { return bytes(n, b); }
 
-// MQIIH version 1, 84 bytes, laid out as spec/mq.md §1.1.
+// MQIIH version 1, 84 bytes, laid out as IBM's [C: CMQC-H, IIH-DOC].
 struct iih_fields {
   std::string struc_id = "IIH ";
   std::int32_t version = 1;
@@ -137,7 +138,7 @@ void PrintTo(const validator_case& c, std::ostream* os) {
   *os << c.name << " (" << c.data.size() << " bytes)";
 }
 
-// A valid message without MQIIH: seed 004's defaults apply.
+// A valid message without MQIIH: IBM's defaults apply [C: BRIDGE-MSGS].
 validator_case good_plain(std::string name, bytes data, std::string format, std::int32_t enc,
                           std::int32_t ccsid, std::vector<std::uint16_t> lls, std::string trancode) {
   validator_case c;
@@ -255,7 +256,7 @@ std::vector<validator_case> cases() {
     v.push_back(c);
   }
   {
-    // spec/mq.md §1.3 [C]: neither 'C' nor 'F' → MQISS_CHECK is assumed.
+    // [C: IIH-SECSCOPE]: neither 'C' nor 'F' → MQISS_CHECK is assumed.
     iih_fields f;
     f.security_scope = 'X';
     validator_case c =
@@ -267,7 +268,7 @@ std::vector<validator_case> cases() {
   v.push_back(good_iih("iih_zz_nonzero_passed", cat({iih(le, cs::ascii), seg(ivt, le, cs::ascii, 0x0102)}),
                        enc_le, ccsid_ascii, {25}, "IVTNO   "));
 
-  // --- valid messages without MQIIH: seed 004 defaults --------------------------------------------
+  // --- valid messages without MQIIH: IBM's defaults [C: BRIDGE-MSGS] ------------------------------
   v.push_back(
       good_plain("plain_le_ascii_imsvs", seg(ivt, le, cs::ascii), vs, enc_le, ccsid_ascii, {25}, "IVTNO   "));
   v.push_back(good_plain("plain_be_ebcdic_user_format", seg(ivt, be, cs::ebcdic), "MYMID   ", enc_be,
@@ -322,7 +323,7 @@ std::vector<validator_case> cases() {
     v.push_back(c);
   }
 
-  // --- every supported CCSID: trancode and '/' read in the MQMD's CCSID (spec/mq.md §1.4 [C]) ------
+  // --- every supported CCSID: trancode and '/' read in the MQMD's CCSID [C: IIH-DOC] ---------------
   v.push_back(
       good_plain("plain_be_ebcdic_1047", seg(ivt, be, cs::ebcdic), vs, enc_be, 1047, {25}, "IVTNO   "));
   v.push_back(good_iih("iih_be_ebcdic_1140", cat({iih(be, cs::ebcdic), seg(ivt, be, cs::ebcdic)}), enc_be,
@@ -342,8 +343,8 @@ std::vector<validator_case> cases() {
     v.push_back(c);
   }
 
-  // --- MQIIH names: "ignored if the first byte is blank or null" (spec/mq.md §1.3 [C]); a NUL ends an
-  // MQCHARn value (§0 [C]) -------------------------------------------------------------------------------
+  // --- MQIIH names: "ignored if the first byte is blank or null" [C: IIH-LTERM, IIH-MFS, IIH-AUTH]; a NUL
+  // ends an MQCHARn value [C: PUTDATE-DOC] ---------------------------------------------------------------
   for (cs set : {cs::ascii, cs::ebcdic}) {
     const std::string suffix = set == cs::ascii ? "_ascii" : "_ebcdic";
     const byte_order o = set == cs::ascii ? le : be;
@@ -381,7 +382,7 @@ std::vector<validator_case> cases() {
   // --- CommitMode and TranState values that are valid ---------------------------------------------------
   {
     iih_fields f;
-    f.tran_state = 'A';  // MQITS_ARCHITECTED, spec/mq.md §1.2 [C]
+    f.tran_state = 'A';  // MQITS_ARCHITECTED [C: CMQC-PY]
     f.commit_mode = '0';
     v.push_back(good_iih_with("iih_tran_state_architected_cm0", f, be, cs::ebcdic, enc_be, ccsid_ebcdic));
   }
@@ -436,14 +437,14 @@ std::vector<validator_case> cases() {
                   ccsid_ascii, 296, "MQIIH.StrucId", 0));
 
   // An MQIIH in the other character family than the MQMD's CCSID was not converted to the CCSID the
-  // MQMD names (spec/mq.md §1.4 [C]); the bridge cannot interpret it [D].
+  // MQMD names [C: IIH-DOC]; the bridge cannot interpret it [D].
   v.push_back(bad("iih_ascii_under_ebcdic_ccsid_500", cat({iih(le, cs::ascii), seg(ivt, le, cs::ascii)}), ims,
                   enc_le, ccsid_ebcdic, 296, "MQIIH.StrucId", 0, {"500"}));
   v.push_back(bad("iih_ebcdic_under_ascii_ccsid_819", cat({iih(be, cs::ebcdic), seg(ivt, be, cs::ebcdic)}),
                   ims, enc_be, ccsid_ascii, 296, "MQIIH.StrucId", 0, {"819"}));
   v.push_back(bad("iih_ebcdic_under_utf8_ccsid_1208", cat({iih(be, cs::ebcdic), seg(ivt, be, cs::ebcdic)}),
                   ims, enc_be, 1208, 296, "MQIIH.StrucId", 0));
-  // CommitMode '0' / '1' and TranState ' ' / 'C' / 'A' only (spec/mq.md §1.2 [C] values; the error is [D]).
+  // CommitMode '0' / '1' and TranState ' ' / 'C' / 'A' only ([C: CMQC-PY] values; the error is [D]).
   for (char cm : {'X', '2', ' ', '\0'}) {
     iih_fields f;
     f.commit_mode = cm;
@@ -650,7 +651,7 @@ TEST(bridge_validator, error_text_names_segment_offset_and_ll) {
 }
 
 // Random well-formed chains in both byte orders validate, and moving the last LL by one either way
-// gives 295 (one short) or 294 (one long), spec/mq.md §9.2.
+// gives 295 (one short) or 294 (one long), as docs/design/errors.md orders the checks.
 TEST(bridge_validator, random_chains_and_last_ll_off_by_one) {
   std::mt19937 rng(20240611);
   for (int round = 0; round < 300; ++round) {

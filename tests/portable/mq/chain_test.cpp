@@ -13,7 +13,7 @@
 namespace imsb::mq {
 namespace {
 
-// LLZZ segments: LL counts itself and ZZ (spec/mq.md §1.5 [C]); integers in `encoding`'s order.
+// LLZZ segments: LL counts itself and ZZ [C: IMS-SEGFMT]; integers in `encoding`'s order.
 void append_segment(bytes& out, std::string_view text_ascii, std::int32_t encoding) {
   const std::size_t at = out.size();
   out.resize(at + 4 + text_ascii.size());
@@ -90,7 +90,7 @@ TEST(MqChain, DeadLetterHeaderThenImsHeader) {
   EXPECT_EQ(std::get<mqiih>(c.headers[2].value).chars_ccsid, 500);
 
   EXPECT_EQ(c.data_offset, 620u);
-  EXPECT_EQ(c.data_encoding, 785);  // the MQIIH keeps its own (spec/mq.md §1.4)
+  EXPECT_EQ(c.data_encoding, 785);  // the MQIIH keeps its own [C: IIH-DOC]
   EXPECT_EQ(c.data_ccsid, 500);
   EXPECT_EQ(c.data_format, "MQIMSVS ");
   EXPECT_EQ(load_u16(m.msg.data() + c.data_offset, byte_order::big), 4 + 13);

@@ -121,12 +121,13 @@ TEST(MqCodes, CompiledConstantsMatchTheirEntries) {
   EXPECT_EQ(MQFB_IMS_NACK_1A_REASON_LAST, 0x357);
 }
 
-// Names and values copied by hand from /work/shared/spec/mq.md (not from constants.hpp), so that a
-// wrong constant or table entry cannot agree with itself. `constant` is the compiled constant of that
-// name; spec values are written as the spec writes them (hex bit patterns as unsigned).
+// Names and values copied by hand from IBM's published constants (the sources named on each group below,
+// not constants.hpp), so that a wrong constant or table entry cannot agree with itself. `constant` is the
+// compiled constant of that name; `spec` values are written as the sources write them (hex bit patterns as
+// unsigned).
 struct spec_value {
   const char* name;
-  std::uint32_t spec;      // from the spec text
+  std::uint32_t spec;      // from the source
   std::uint32_t constant;  // from constants.hpp
 };
 
@@ -136,11 +137,11 @@ constexpr std::uint32_t bits(T v) {
 }
 
 const spec_value spec_values[] = {
-    // §0 [C] MQENC-TABLE: the integer part of an Encoding.
+    // [C: MQENC-TABLE]: the integer part of an Encoding.
     {"MQENC_INTEGER_MASK", 0x0F, bits(MQENC_INTEGER_MASK)},
     {"MQENC_INTEGER_NORMAL", 1, bits(MQENC_INTEGER_NORMAL)},
     {"MQENC_INTEGER_REVERSED", 2, bits(MQENC_INTEGER_REVERSED)},
-    // §1.2 MQIIH constants [C] CMQC-PY, MQGO-CONST.
+    // MQIIH constants [C: CMQC-PY, MQGO-CONST].
     {"MQIIH_VERSION_1", 1, bits(MQIIH_VERSION_1)},
     {"MQIIH_CURRENT_VERSION", 1, bits(MQIIH_CURRENT_VERSION)},
     {"MQIIH_LENGTH_1", 84, bits(MQIIH_LENGTH_1)},
@@ -151,7 +152,7 @@ const spec_value spec_values[] = {
     {"MQIIH_REPLY_FORMAT_NONE", 0x00000008, bits(MQIIH_REPLY_FORMAT_NONE)},
     {"MQIIH_IGNORE_PURG", 0x00000010, bits(MQIIH_IGNORE_PURG)},
     {"MQIIH_CM0_REQUEST_RESPONSE", 0x00000020, bits(MQIIH_CM0_REQUEST_RESPONSE)},
-    // §2.2 MsgType [C] CMQC-PY.
+    // MsgType [C: CMQC-PY].
     {"MQMT_REQUEST", 1, bits(MQMT_REQUEST)},
     {"MQMT_REPLY", 2, bits(MQMT_REPLY)},
     {"MQMT_REPORT", 4, bits(MQMT_REPORT)},
@@ -161,7 +162,7 @@ const spec_value spec_values[] = {
     {"MQMT_APPL_FIRST", 65536, bits(MQMT_APPL_FIRST)},
     {"MQMT_APPL_LAST", 999999999, bits(MQMT_APPL_LAST)},
     {"MQRC_MISSING_REPLY_TO_Q", 2027, bits(MQRC_MISSING_REPLY_TO_Q)},
-    // §2.3 Report options [C] CMQC-PY.
+    // Report options [C: CMQC-PY].
     {"MQRO_NONE", 0x00000000, bits(MQRO_NONE)},
     {"MQRO_EXCEPTION", 0x01000000, bits(MQRO_EXCEPTION)},
     {"MQRO_EXCEPTION_WITH_DATA", 0x03000000, bits(MQRO_EXCEPTION_WITH_DATA)},
@@ -189,7 +190,7 @@ const spec_value spec_values[] = {
     {"MQRO_ACCEPT_UNSUP_MASK", 0xEFE000FF, bits(MQRO_ACCEPT_UNSUP_MASK)},
     {"MQRO_ACCEPT_UNSUP_IF_XMIT_MASK", 0x0003FF00, bits(MQRO_ACCEPT_UNSUP_IF_XMIT_MASK)},
     {"MQRC_REPORT_OPTIONS_ERROR", 2061, bits(MQRC_REPORT_OPTIONS_ERROR)},
-    // §2.4 Feedback [C] CMQC-PY, FB-TABLE-ZH.
+    // Feedback [C: CMQC-PY, FB-TABLE-ZH].
     {"MQFB_NONE", 0, bits(MQFB_NONE)},
     {"MQFB_SYSTEM_FIRST", 1, bits(MQFB_SYSTEM_FIRST)},
     {"MQFB_SYSTEM_LAST", 65535, bits(MQFB_SYSTEM_LAST)},
@@ -210,7 +211,7 @@ const spec_value spec_values[] = {
     {"MQFB_APPL_FIRST", 65536, bits(MQFB_APPL_FIRST)},
     {"MQFB_APPL_LAST", 999999999, bits(MQFB_APPL_LAST)},
     {"MQRC_FEEDBACK_ERROR", 2014, bits(MQRC_FEEDBACK_ERROR)},
-    // §2.5 Other MQMD constants [C] CMQC-PY / MQGO-CONST.
+    // Other MQMD constants [C: CMQC-PY, MQGO-CONST].
     {"MQRC_EXPIRY_ERROR", 2013, bits(MQRC_EXPIRY_ERROR)},
     {"MQPER_NOT_PERSISTENT", 0, bits(MQPER_NOT_PERSISTENT)},
     {"MQPER_PERSISTENT", 1, bits(MQPER_PERSISTENT)},
@@ -239,8 +240,8 @@ const spec_value spec_values[] = {
     {"MQGMO_CONVERT", 0x4000, bits(MQGMO_CONVERT)},
     {"MQMO_MATCH_MSG_ID", 1, bits(MQMO_MATCH_MSG_ID)},
     {"MQMO_MATCH_CORREL_ID", 2, bits(MQMO_MATCH_CORREL_ID)},
-    // §3.1 names MQRC_NONE (MQDLH_DEFAULT's Reason) without a value: not in this table.
-    // §4.1 IMS-bridge feedback codes [C] CMQC-PY values.
+    // MQRC_NONE (MQDLH_DEFAULT's Reason [C: MQGO-DLH]) was copied without a value: not in this table.
+    // IMS-bridge feedback codes [C: CMQC-PY] (values).
     {"MQFB_DATA_LENGTH_ZERO", 291, bits(MQFB_DATA_LENGTH_ZERO)},
     {"MQFB_DATA_LENGTH_NEGATIVE", 292, bits(MQFB_DATA_LENGTH_NEGATIVE)},
     {"MQFB_DATA_LENGTH_TOO_BIG", 293, bits(MQFB_DATA_LENGTH_TOO_BIG)},
@@ -253,7 +254,7 @@ const spec_value spec_values[] = {
     {"MQFB_IMS_LAST", 399, bits(MQFB_IMS_LAST)},
     {"MQFB_IMS_NACK_1A_REASON_FIRST", 600, bits(MQFB_IMS_NACK_1A_REASON_FIRST)},
     {"MQFB_IMS_NACK_1A_REASON_LAST", 855, bits(MQFB_IMS_NACK_1A_REASON_LAST)},
-    // §4.1 related MQRC values [C] CMQC-PY.
+    // Related MQRC values [C: CMQC-PY].
     {"MQRC_IIH_ERROR", 2148, bits(MQRC_IIH_ERROR)},
     {"MQRC_FORMAT_ERROR", 2110, bits(MQRC_FORMAT_ERROR)},
     {"MQRC_HEADER_ERROR", 2142, bits(MQRC_HEADER_ERROR)},
@@ -301,16 +302,16 @@ const spec_value spec_values[] = {
     {"MQRC_BACKOUT_THRESHOLD_REACHED", 2362, bits(MQRC_BACKOUT_THRESHOLD_REACHED)},
 };
 
-// The code tables (find_mqrc / find_mqfb) against the spec: each MQRC_/MQFB_ name the spec gives a
-// value has an entry with that value, looked up by name and by value; and every constant has the
-// spec's value. The tables hold many more codes than the spec names (all of cmqc.h): those are
+// The code tables (find_mqrc / find_mqfb) against the values above: each MQRC_/MQFB_ name given a value
+// there has an entry with that value, looked up by name and by value; and every constant has that value.
+// The tables hold many more codes than the list above names (all of cmqc.h): those are
 // checked against IBM's header below (HeaderPairsByHand).
 TEST(MqCodes, ConstantsAndTablesMatchTheSpecByHand) {
   std::set<std::string> rc_names;
   std::set<std::string> fb_names;
   for (const spec_value& v : spec_values) {
     SCOPED_TRACE(v.name);
-    EXPECT_EQ(v.constant, v.spec) << "constants.hpp differs from the spec";
+    EXPECT_EQ(v.constant, v.spec) << "constants.hpp differs from the copied value";
     const std::string name = v.name;
     const bool rc = starts_with(name, "MQRC_");
     const bool fb = starts_with(name, "MQFB_");
@@ -324,13 +325,13 @@ TEST(MqCodes, ConstantsAndTablesMatchTheSpecByHand) {
     ASSERT_NE(by_value, nullptr) << "no table entry for the value";
     EXPECT_EQ(by_value->name, name);
   }
-  EXPECT_EQ(std::string(MQIIH_STRUC_ID), "IIH ");  // §1.2
+  EXPECT_EQ(std::string(MQIIH_STRUC_ID), "IIH ");  // [C: CMQC-PY]
   EXPECT_GE(rc_names.size(), 45u);
   EXPECT_GE(fb_names.size(), 31u);
 }
 
 TEST(MqCodes, DescribeFeedbackImsRanges) {
-  // spec/mq.md §3.3: "Dead letter reason code 326 (X'146')" = 300 + sense X'1A'.
+  // IBM's technote "Dead letter reason code 326 (X'146')" [C: TECHNOTE-326] = 300 + sense X'1A'.
   EXPECT_EQ(describe_feedback(326), "MQFB_IMS_ERROR+26 (326): IMS-OTMA NAK sense X'001A'");
   EXPECT_EQ(describe_feedback(301), "MQFB_IMS_ERROR+1 (301): IMS-OTMA NAK sense X'0001'");
   EXPECT_EQ(describe_feedback(399), "MQFB_IMS_ERROR+99 (399): IMS-OTMA NAK sense X'0063'");
@@ -498,8 +499,8 @@ TEST(MqCodes, TablesHoldAllOfCmqc) {
 }
 
 TEST(MqCodes, Aliases) {
-  // cmqc.h gives 2120 and 2192 two names each; the table keeps the one the spec uses and mentions the
-  // other in the meaning.
+  // cmqc.h gives 2120 and 2192 two names each; the table keeps the one the list above uses and mentions
+  // the other in the meaning.
   ASSERT_NE(find_mqrc(2120), nullptr);
   EXPECT_EQ(find_mqrc(2120)->name, "MQRC_CONVERTED_MSG_TOO_BIG");
   EXPECT_NE(find_mqrc(2120)->meaning.find("MQRC_TRUNCATED"), std::string_view::npos);

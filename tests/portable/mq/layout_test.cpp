@@ -1,5 +1,5 @@
-// The layout tables against the tables of spec/mq.md (§1.1 MQIIH, §2.1 MQMD, §3.1 MQDLH, §7.4 MQXQH),
-// copied here row by row, and the typed structures' visitors against the layout tables.
+// The layout tables against IBM's layouts of MQIIH, MQMD, MQDLH and MQXQH (cmqc.h's [C: CMQC-H]), copied
+// here row by row, and the typed structures' visitors against the layout tables.
 
 #include "imsb/mq/layout.hpp"
 
@@ -27,7 +27,7 @@ struct spec_row {
   K kind;
 };
 
-// spec/mq.md §2.1
+// MQMD [C: CMQC-H, CMQC-PY]
 const std::vector<spec_row> spec_mqmd = {
     {"StrucId", 0, 4, K::mqchar},
     {"Version", 4, 4, K::mqlong},
@@ -60,7 +60,7 @@ const std::vector<spec_row> spec_mqmd = {
     {"OriginalLength", 360, 4, K::mqlong},
 };
 
-// spec/mq.md §1.1
+// MQIIH [C: CMQC-H, IIH-DOC]
 const std::vector<spec_row> spec_mqiih = {
     {"StrucId", 0, 4, K::mqchar},         {"Version", 4, 4, K::mqlong},
     {"StrucLength", 8, 4, K::mqlong},     {"Encoding", 12, 4, K::mqlong},
@@ -72,7 +72,7 @@ const std::vector<spec_row> spec_mqiih = {
     {"SecurityScope", 82, 1, K::mqchar},  {"Reserved", 83, 1, K::mqchar},
 };
 
-// spec/mq.md §3.1
+// MQDLH [C: CMQC-H, MQGO-DLH]
 const std::vector<spec_row> spec_mqdlh = {
     {"StrucId", 0, 4, K::mqchar},          {"Version", 4, 4, K::mqlong},
     {"Reason", 8, 4, K::mqlong},           {"DestQName", 12, 48, K::mqchar},
@@ -82,7 +82,7 @@ const std::vector<spec_row> spec_mqdlh = {
     {"PutDate", 156, 8, K::mqchar},        {"PutTime", 164, 8, K::mqchar},
 };
 
-// spec/mq.md §7.4
+// MQXQH [C: CMQC-H, XQH-DOC]
 const std::vector<spec_row> spec_mqxqh = {
     {"StrucId", 0, 4, K::mqchar},          {"Version", 4, 4, K::mqlong},    {"RemoteQName", 8, 48, K::mqchar},
     {"RemoteQMgrName", 56, 48, K::mqchar}, {"MsgDesc", 104, 324, K::mqmd1},
@@ -102,7 +102,7 @@ void expect_matches_spec(const layout& l, const std::vector<spec_row>& spec, std
 }
 
 // Fields follow each other with no gap or overlap, MQLONGs are 4 bytes on 4-byte boundaries, and the
-// last field ends at the structure's length (spec/mq.md §0: no padding).
+// last field ends at the structure's length (no padding [C: CMQC-H]).
 void expect_tiles(const layout& l) {
   std::size_t next = 0;
   for (const field_desc& f : l) {

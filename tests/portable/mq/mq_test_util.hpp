@@ -177,7 +177,7 @@ inline mqmd random_mqmd(random_values& rnd, std::int32_t version) {
 }
 
 // `md` with its version-2 fields back at their defaults and its Version kept: what the 324-byte
-// version-1 layout carries (MQXQH.MsgDesc, spec/mq.md §7.4 [C]).
+// version-1 layout carries (MQXQH.MsgDesc [C: XQH-DOC]).
 inline mqmd version_1_part(mqmd md) {
   const mqmd defaults;
   md.group_id = defaults.group_id;

@@ -101,7 +101,7 @@ TEST(Mqiih, EveryFieldAtItsOffset) {
   }
 }
 
-// MQIIH_DEFAULT written out by hand (spec/mq.md §1.1, §1.2; EBCDIC '0' X'F0', 'C' X'C3').
+// MQIIH_DEFAULT written out by hand ([C: CMQC-H, CMQC-PY]; EBCDIC '0' X'F0', 'C' X'C3').
 TEST(Mqiih, DefaultBytesByHand) {
   bytes expect_be;
   ASSERT_TRUE(
@@ -179,7 +179,8 @@ TEST(Mqiih, EachBadHeaderFieldIsAnIihError) {
       expect_iih_error(r, "MQIIH.StrucLength", 8);
       EXPECT_NE(r.error().detail.find(std::to_string(len)), std::string::npos) << r.error().detail;
     }
-    // Fields the queue manager does not check decode as they are (spec/mq.md §1.3 [D] for Flags).
+    // Fields the queue manager does not check decode as they are (for Flags [D]: IBM does not say what
+    // undefined bits do).
     bytes b = good;
     put_long(b, 28, 0x7FFFFFF0, w);
     b[80] = w.ebcdic ? 0xE7 : 0x58;  // TranState 'X'

@@ -1,6 +1,6 @@
 #pragma once
 // A sample MQMD with a different value in every field, and the check of its bytes at the offsets of
-// spec/mq.md §2.1 (written out here, not taken from the layout table). Shared by the MQMD and MQXQH
+// IBM's MQMD [C: CMQC-H] (written out here, not taken from the layout table). Shared by the MQMD and MQXQH
 // tests (an MQXQH embeds a version-1 MQMD at offset 104).
 
 #include <cstddef>
@@ -53,7 +53,7 @@ inline mqmd sample_mqmd(std::int32_t version) {
   return md;
 }
 
-// Checks every field of `md` in `b` at base + the offsets of spec/mq.md §2.1.
+// Checks every field of `md` in `b` at base + the offsets of IBM's MQMD [C: CMQC-H].
 inline void expect_mqmd_bytes(const bytes& b, std::size_t base, const mqmd& md, const wire& w, bool v2) {
   expect_chars(b, base + 0, 4, "MD  ", w, "StrucId");
   expect_long(b, base + 4, md.version, w, "Version");

@@ -95,7 +95,7 @@ TEST(Mqmd, Version1StopsAt324Bytes) {
   }
 }
 
-// The first 48 bytes of MQMD_DEFAULT written out by hand from spec/mq.md §2.1.
+// The first 48 bytes of MQMD_DEFAULT written out by hand from IBM's MQMD_DEFAULT [C: CMQC-H].
 TEST(Mqmd, DefaultBytesByHand) {
   bytes expect_le;
   ASSERT_TRUE(

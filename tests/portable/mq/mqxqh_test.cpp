@@ -85,7 +85,7 @@ TEST(Mqxqh, EmbeddedMqmdIsAlwaysVersion1Layout) {
   }
 }
 
-// spec/mq.md §7.4 [C]: MsgDesc is a 324-byte version-1 MQMD; the version-2 fields of the original
+// [C: XQH-DOC]: MsgDesc is a 324-byte version-1 MQMD; the version-2 fields of the original
 // travel in an MQMDE after the MQXQH [I]. A Version of 2 found there is kept, and only 324 bytes are
 // read and written, so the MQXQH stays 428 bytes and re-encodes byte for byte.
 TEST(Mqxqh, Version2MsgDescIsReadAndWrittenAs324Bytes) {

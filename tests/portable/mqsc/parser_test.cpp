@@ -1,5 +1,5 @@
 // The command tree: verb, object type, name, parameters; abbreviations, quoting, lists, WHERE, generic
-// names, nested CONNAME values, unsupported commands, and the seed 002 examples.
+// names, nested CONNAME values, unsupported commands, and IBM's queue-manager alias examples [C: QMALIAS].
 
 #include "imsb/mqsc/parser.hpp"
 
@@ -22,7 +22,7 @@ std::vector<std::string> texts(const parameter* p) {
 }
 
 TEST(MqscParser, Seed002QueueManagerAliasWithBlankBeforeParenthesis) {
-  // seeds/002: "DEFINE QREMOTE (YOURQM) RQMNAME(REALQM)" — a blank may come before '(' [C].
+  // IBM's example [C: QMALIAS]: "DEFINE QREMOTE (YOURQM) RQMNAME(REALQM)" — a blank may come before '('.
   const command c = one("DEFINE QREMOTE (YOURQM) RQMNAME(REALQM)");
   EXPECT_EQ(c.verb, "DEFINE");
   EXPECT_EQ(c.object_type, "QREMOTE");
@@ -50,7 +50,7 @@ TEST(MqscParser, Seed002QueueManagerAliasThroughTransmissionQueue) {
 }
 
 TEST(MqscParser, UnquotedIsFoldedQuotedIsKept) {
-  // spec/mq.md §6.2 [I]: unquoted names fold to upper case; quoted ones are kept as written.
+  // [I: MQSC-RULES]: unquoted names fold to upper case; quoted ones are kept as written.
   const command c = one("define qlocal('target.queue.manager') usage(xmitq) descr('It''s mine')");
   EXPECT_EQ(c.name->text, "target.queue.manager");
   EXPECT_TRUE(c.name->quoted);
@@ -166,7 +166,7 @@ TEST(MqscParser, EmptyQuotedValueIsAValue) {
 }
 
 TEST(MqscParser, BridgeOperatorCommands) {
-  // spec/mq.md §5.10 [C] RESET-TPIPE; §5.11 [C] SUSPEND/RESUME QMGR FACILITY(IMSBRIDGE).
+  // RESET TPIPE [C: RESET-TPIPE]; SUSPEND/RESUME QMGR FACILITY(IMSBRIDGE) [C: CONTROL-BRIDGE].
   const command r =
       one("RESET TPIPE(CSQ00001) XCFMNAME(IMS1) ACTION(COMMIT) SENDSEQ(5) RCVSEQ(7) XCFGNAME(GRP1)");
   EXPECT_EQ(r.verb, "RESET");

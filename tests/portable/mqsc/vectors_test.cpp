@@ -1,5 +1,5 @@
-// The sample scripts under tests/vectors/mqsc: a realistic bridge set-up, the operator commands of
-// spec/mq.md §5.10-5.11, and a script with mistakes whose messages are checked line by line.
+// The sample scripts under tests/vectors/mqsc: a realistic bridge set-up, the bridge's operator commands
+// [C: RESET-TPIPE, CONTROL-BRIDGE], and a script with mistakes whose messages are checked line by line.
 
 #include <gtest/gtest.h>
 

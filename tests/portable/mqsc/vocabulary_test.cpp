@@ -117,7 +117,7 @@ TEST(MqscVocabulary, SupportedEntriesAreValidMqscAndUnique) {
 
 // Real MQSC commands from IBM's MQSC command reference (distributed and z/OS), one per verb and
 // object type it applies to, with the synonyms IBM gives. Each must parse: supported, or "not
-// supported", never a syntax error (the MQSC issue).
+// supported", never a syntax error.
 TEST(MqscVocabulary, RealIbmCommandsAreSupportedOrNotSupportedNeverSyntaxErrors) {
   const char* const commands[] = {
       // ALTER

@@ -42,7 +42,7 @@ void expect_consistent(const file_name_map& map) {
   }
 }
 
-// --- seeds/000 examples -------------------------------------------------------------------------
+// --- IBM's examples [C: FILENAMES-V6] -----------------------------------------------------------
 
 TEST(FileNameMapSeed, QueueManagerExampleOnEveryProfile) {
   file_name_map posix(fs_profile::posix, name_space::queue_manager);
@@ -75,8 +75,8 @@ TEST(FileNameMapSeed, LongQueueManagerName) {
 
 TEST(FileNameMapSeed, ObjectNamesObservedOnLinux) {
   file_name_map queues(fs_profile::posix, name_space::object);
-  EXPECT_EQ(xform(queues, "QL.A"), "QL!A");  // spec/mq.md §8.2 QIITA-DSPMQFLS
-  EXPECT_EQ(xform(queues, "SYSTEM.BROKER.TIMEOUT.QUEUE"), "SYSTEM!BROKER!TIMEOUT!QUEUE");  // CHEF-IIB
+  EXPECT_EQ(xform(queues, "QL.A"), "QL!A");  // [C: QIITA-DSPMQFLS]
+  EXPECT_EQ(xform(queues, "SYSTEM.BROKER.TIMEOUT.QUEUE"), "SYSTEM!BROKER!TIMEOUT!QUEUE");  // [C: CHEF-IIB]
   EXPECT_EQ(queues.real_name_of("QL!A"), "QL.A");
 }
 
@@ -151,7 +151,7 @@ TEST(FileNameMapCase, NamesDifferingOnlyInCaseOnFat) {
 TEST(FileNameMapCase, ObjectNamesDifferingOnlyInCase) {
   file_name_map map(fs_profile::case_insensitive, name_space::object);
   EXPECT_EQ(xform(map, "Queue.A"), "Queue!A");
-  // "no simple relationship with the original object name" (spec/mq.md §8.2): the hash stem.
+  // "no simple relationship with the original object name" [C: FILENAMES-V6]: the hash stem.
   // Expected value computed independently (Python FNV-1a 64, base-32 of the low 35 bits).
   EXPECT_EQ(xform(map, "QUEUE.A"), "#PPPOHH7");
   EXPECT_EQ(map.real_name_of("#ppppohh7"), std::nullopt);

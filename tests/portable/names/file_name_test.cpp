@@ -15,11 +15,11 @@ using ::testing::HasSubstr;
 constexpr fs_profile all_profiles[] = {fs_profile::posix, fs_profile::case_insensitive, fs_profile::fat83};
 
 TEST(TransformChars, SeedExamples) {
-  EXPECT_EQ(transform_chars("queue.manager"), "queue!manager");  // seeds/000
+  EXPECT_EQ(transform_chars("queue.manager"), "queue!manager");  // [C: FILENAMES-V6]
   EXPECT_EQ(transform_chars("QUEUE.MANAGER.ACCOUNTING.SERVICES"), "QUEUE!MANAGER!ACCOUNTING!SERVICES");
-  EXPECT_EQ(transform_chars("SYSTEM.BROKER.TIMEOUT.QUEUE"), "SYSTEM!BROKER!TIMEOUT!QUEUE");  // §8.2 CHEF-IIB
-  EXPECT_EQ(transform_chars("QL.A"), "QL!A");                                                // §8.2 QIITA
-  EXPECT_EQ(transform_chars("queue/manager"), "queue&manager");  // IBM i IFS example, §8.1
+  EXPECT_EQ(transform_chars("SYSTEM.BROKER.TIMEOUT.QUEUE"), "SYSTEM!BROKER!TIMEOUT!QUEUE");  // [C: CHEF-IIB]
+  EXPECT_EQ(transform_chars("QL.A"), "QL!A");                    // [C: QIITA-DSPMQFLS]
+  EXPECT_EQ(transform_chars("queue/manager"), "queue&manager");  // IBM i IFS example [C: IFS-NAMES]
   EXPECT_EQ(transform_chars("a/b.c_d%e"), "a&b!c_d%e");
   EXPECT_EQ(transform_chars(""), "");
 }
@@ -43,7 +43,7 @@ TEST(TransformChars, EveryMqCharacterRoundTrips) {
 
 TEST(FileNameProfile, PosixRules) {
   EXPECT_TRUE(is_valid_file_name("queue!manager", fs_profile::posix));
-  EXPECT_TRUE(is_valid_file_name("PCT%Q", fs_profile::posix));  // spec/mq.md §8.2 [D]: '%' kept on Linux
+  EXPECT_TRUE(is_valid_file_name("PCT%Q", fs_profile::posix));  // [D]: '%' kept on Linux
   EXPECT_TRUE(is_valid_file_name("CON", fs_profile::posix));
   EXPECT_TRUE(is_valid_file_name("a.b.c", fs_profile::posix));
   EXPECT_TRUE(is_valid_file_name(std::string(255, 'a'), fs_profile::posix));
@@ -62,7 +62,7 @@ TEST(FileNameProfile, CaseInsensitiveRules) {
   EXPECT_TRUE(is_valid_file_name("a&b_c!d#e", p));
   EXPECT_TRUE(is_valid_file_name(std::string(255, 'a'), p));
   EXPECT_FALSE(is_valid_file_name(std::string(256, 'a'), p));
-  EXPECT_THAT(*file_name_problem("PCT%Q", p), HasSubstr("§8.2 [D]"));
+  EXPECT_THAT(*file_name_problem("PCT%Q", p), HasSubstr("queue-manager.md [D]"));
   for (char c : std::string("<>:\"/\\|?*")) {
     EXPECT_FALSE(is_valid_file_name(std::string("a") + c + "b", p)) << c;
   }
@@ -81,7 +81,7 @@ TEST(FileNameProfile, CaseInsensitiveRules) {
 
 TEST(FileNameProfile, Fat83Rules) {
   const fs_profile p = fs_profile::fat83;
-  EXPECT_TRUE(is_valid_file_name("queue!ma", p));  // seeds/000 FAT example
+  EXPECT_TRUE(is_valid_file_name("queue!ma", p));  // IBM's FAT example [C: FILENAMES-V6]
   EXPECT_TRUE(is_valid_file_name("QUEUE!MA.000", p));
   EXPECT_TRUE(is_valid_file_name("A.1", p));
   EXPECT_TRUE(is_valid_file_name("A#B.99", p));

@@ -12,12 +12,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// The character sets as the specs list them, written out independently of the implementation.
+// The character sets as IBM lists them, written out independently of the implementation.
 const std::string mq_set =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789./_%";  // mq.md §6.3
-const std::string xcf_set = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789$#@";     // otma-xcf.md §4.2
-const std::string otma_set = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@$";     // otma-xcf.md §2.11
-const std::string upper_alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";    // mq.md §6.1
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789./_%";  // [C: NAMING-V6]
+const std::string xcf_set = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789$#@";     // [C: XCF-NAMES2]
+const std::string otma_set = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@$";     // [C: IMS-NAMES]
+const std::string upper_alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";    // [C: STGCLASS]
 
 bool in(const std::string& set, char c) { return set.find(c) != std::string::npos; }
 
@@ -82,7 +82,7 @@ TEST(NameRulesCharacters, StorageClassAndCfStructureCharacters) {
   }
 }
 
-// --- MQ object names (spec/mq.md §6.3) ---
+// --- MQ object names [C: NAMING-V6, NAMING-OTHER] ---
 
 TEST(MqObjectName, LengthsPerTypeAtTheBoundary) {
   const struct {
@@ -126,7 +126,7 @@ TEST(MqObjectName, BlanksAreLeadingEmbeddedOrTrailingPaddingLeftIn) {
   const name_check embedded = check_mq_object_name("A B", mq_object_type::queue);
   expect_fault(embedded, name_fault::blank, 1);
   EXPECT_THAT(embedded->reason, HasSubstr("embedded blank at position 1"));
-  EXPECT_THAT(embedded->reason, HasSubstr("spec/mq.md §6.3 [C]"));
+  EXPECT_THAT(embedded->reason, HasSubstr("[C: NAMING-V6]"));
   expect_fault(check_mq_object_name("QL.A    ", mq_object_type::queue), name_fault::blank, 4);
 }
 
@@ -149,7 +149,7 @@ TEST(MqObjectName, StorageClassFirstCharacterRule) {
   const name_check numeric = check_mq_object_name("12345678", mq_object_type::storage_class);
   expect_fault(numeric, name_fault::first_character, 0);
   EXPECT_THAT(numeric->reason, HasSubstr("must be A-Z"));
-  EXPECT_THAT(numeric->reason, HasSubstr("spec/mq.md §6.1 [C]"));
+  EXPECT_THAT(numeric->reason, HasSubstr("[C: STGCLASS]"));
   expect_fault(check_mq_object_name("0ABC", mq_object_type::storage_class), name_fault::first_character, 0);
   expect_fault(check_mq_object_name("ims", mq_object_type::storage_class), name_fault::bad_character, 0);
   expect_fault(check_mq_object_name("IMS.A", mq_object_type::storage_class), name_fault::bad_character, 3);
@@ -191,7 +191,7 @@ TEST(SystemPrefix, OnlyTheExactUpperCasePrefixWithItsDot) {
   EXPECT_FALSE(check_no_system_prefix(""));
 }
 
-// --- XCF names (spec/otma-xcf.md §4.2) ---
+// --- XCF names [C: XCF-NAMES2] ---
 
 TEST(XcfName, GroupAndMemberLengths) {
   for (xcf_rules rules : {xcf_rules::xcf, xcf_rules::bridge}) {
@@ -215,7 +215,7 @@ TEST(XcfName, XcfRulesAllowWhatTheBridgeRefuses) {
   EXPECT_FALSE(check_xcf_group_name("1GRP", xcf_rules::xcf));
   const name_check digit = check_xcf_group_name("1GRP", xcf_rules::bridge);
   expect_fault(digit, name_fault::first_character, 0);
-  EXPECT_THAT(digit->reason, HasSubstr("§4.2 [D]"));
+  EXPECT_THAT(digit->reason, HasSubstr("together [D]"));
 
   EXPECT_FALSE(check_xcf_group_name("SYSGRP", xcf_rules::xcf));
   expect_fault(check_xcf_group_name("SYSGRP", xcf_rules::bridge), name_fault::reserved_prefix, 0);
@@ -245,7 +245,7 @@ TEST(XcfName, LowercaseIsItsOwnFault) {
   EXPECT_THAT(bridge->reason, HasSubstr("NAK"));
 }
 
-// --- Tpipe names (spec/otma-xcf.md §2.11, spec/mq.md §5.2) ---
+// --- Tpipe names [C: IMS-NAMES, OTMA-NAMING] ---
 
 TEST(TpipeName, ValidNames) {
   for (const char* name : {"CSQ00001", "TPIPE1", "PRINT01", "LOCAL", "1234", "@$", "A", "CSQABCDE"}) {
@@ -261,7 +261,7 @@ TEST(TpipeName, LengthBlanksAndLowercase) {
   const name_check lower = check_tpipe_name("tpipe1");
   expect_fault(lower, name_fault::lowercase, 0);
   EXPECT_THAT(lower->reason, HasSubstr("no uppercase translation"));
-  EXPECT_THAT(lower->reason, HasSubstr("spec/otma-xcf.md §2.11 [C]"));
+  EXPECT_THAT(lower->reason, HasSubstr("[C: IMS-NAMES]"));
   expect_fault(check_tpipe_name("CSQ#0001"), name_fault::bad_character, 3);
   expect_fault(check_tpipe_name("CSQ.0001"), name_fault::bad_character, 3);
 }

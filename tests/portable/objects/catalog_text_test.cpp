@@ -458,7 +458,7 @@ TEST(CatalogTextRejects, DuplicateObjects) {
   const std::string h(header);
   expect_rejected(h + "QLOCAL NAME('A')\nQLOCAL NAME('B')\nQLOCAL NAME('A')\n", std::errc::file_exists, 5,
                   "QUEUE object named 'A'");
-  // The four queue types share one name space (spec/mq.md §6.3).
+  // The four queue types share one name space [C: NAMING-V6].
   expect_rejected(h + "QLOCAL NAME('A')\nQMODEL NAME('A')\n", std::errc::file_exists, 4, "already");
   expect_rejected(h + "CHANNEL NAME('C')\nLISTENER NAME('C')\nCHANNEL NAME('C')\n", std::errc::file_exists, 5,
                   "CHANNEL object named 'C'");
@@ -499,7 +499,7 @@ TEST(CatalogTextRejects, FilePairs) {
 }
 
 TEST(CatalogTextRejects, ObjectNamesPutRefuses) {
-  // Objects that are files need a valid MQ name (file_name_map::transform, spec/mq.md §6.3).
+  // Objects that are files need a valid MQ name (file_name_map::transform; [C: NAMING-V6]).
   expect_rejected(std::string(header) + "QLOCAL NAME('OK')\nQLOCAL NAME('has blank')\n",
                   std::errc::invalid_argument, 4, "real_name");
   expect_rejected(std::string(header) + "PROCESS NAME('" + std::string(49, 'P') + "')\n",

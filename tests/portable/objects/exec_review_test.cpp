@@ -1,4 +1,4 @@
-// The executor's answers to the review of issue 4: each test names the defect it guards against.
+// The executor's answers to a review: each test names the defect it guards against.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "exec_test_support.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/mqsc/parser.hpp"
 #include "imsb/objects/mqsc_exec.hpp"
 #include "imsb/objects/schema.hpp"
@@ -60,11 +61,11 @@ TEST(ReviewWhereFlags, FlagsFilterWithYesAndNo) {
 TEST(ReviewWhereFlags, FlagWordsAndOtherOperatorsAreRefused) {
   object_catalog c = fresh();
   EXPECT_THAT(refused(c, "DISPLAY QLOCAL(*) WHERE(SHARE EQ NOSHARE)"),
-              AllOf(StartsWith("IMB1041E"), HasSubstr("is not one of YES, NO")));
-  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(*) WHERE(SHARE EQ SHARE)"), StartsWith("IMB1041E"));
+              AllOf(StartsWith(imsb::msg::IMB1041E), HasSubstr("is not one of YES, NO")));
+  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(*) WHERE(SHARE EQ SHARE)"), StartsWith(imsb::msg::IMB1041E));
   EXPECT_THAT(refused(c, "DISPLAY QLOCAL(*) WHERE(SHARE GT NO)"),
-              AllOf(StartsWith("IMB1048E"), HasSubstr("EQ or NE only")));
-  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(*) WHERE(NOSHARE EQ YES)"), StartsWith("IMB1048E"));
+              AllOf(StartsWith(imsb::msg::IMB1048E), HasSubstr("EQ or NE only")));
+  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(*) WHERE(NOSHARE EQ YES)"), StartsWith(imsb::msg::IMB1048E));
 }
 
 // --- 2. exact name without attributes ------------------------------------------------------------
@@ -88,9 +89,10 @@ TEST(ReviewChannelType, TypeFiltersByChltype) {
   EXPECT_THAT(shown(c, "DISPLAY CHANNEL(SYSTEM.*) TYPE('rcvr')"), ElementsAre("SYSTEM.DEF.RECEIVER"));
   EXPECT_EQ(shown(c, "DISPLAY CHANNEL(*) TYPE(ALL)").size(), 3u);
   EXPECT_THAT(refused(c, "DISPLAY CHANNEL(*) TYPE(CLUSSDR)", exec_status::unsupported),
-              AllOf(StartsWith("IMB1050E"), HasSubstr("TYPE(CLUSSDR)")));
-  EXPECT_THAT(refused(c, "DISPLAY CHANNEL(*) TYPE(SVR)", exec_status::unsupported), StartsWith("IMB1050E"));
-  EXPECT_THAT(refused(c, "DISPLAY CHANNEL(*) TYPE(BOGUS)"), StartsWith("IMB1041E"));
+              AllOf(StartsWith(imsb::msg::IMB1050E), HasSubstr("TYPE(CLUSSDR)")));
+  EXPECT_THAT(refused(c, "DISPLAY CHANNEL(*) TYPE(SVR)", exec_status::unsupported),
+              StartsWith(imsb::msg::IMB1050E));
+  EXPECT_THAT(refused(c, "DISPLAY CHANNEL(*) TYPE(BOGUS)"), StartsWith(imsb::msg::IMB1041E));
 }
 
 // --- 4. AUTHREC profiles -------------------------------------------------------------------------------
@@ -141,10 +143,10 @@ TEST(ReviewAuthrecDisplay, MatchProfileReturnsTheProfilesCoveringTheName) {
   EXPECT_THAT(shown(c, "DISPLAY AUTHREC PROFILE(APP.IN) MATCH(EXACT)"), ElementsAre("APP.IN"));
   EXPECT_THAT(shown(c, "DISPLAY AUTHREC PROFILE(APP.**) MATCH(EXACT)"), ElementsAre("APP.**"));
   EXPECT_EQ(shown(c, "DISPLAY AUTHREC").size(), 4u);
-  EXPECT_THAT(refused(c, "DISPLAY AUTHREC PROFILE(APP.OUT) MATCH(EXACT)"), StartsWith("IMB1044E"));
+  EXPECT_THAT(refused(c, "DISPLAY AUTHREC PROFILE(APP.OUT) MATCH(EXACT)"), StartsWith(imsb::msg::IMB1044E));
   EXPECT_THAT(refused(c, "DISPLAY AUTHREC PROFILE(APP.IN) MATCH(MEMBERSHIP)", exec_status::unsupported),
-              StartsWith("IMB1050E"));
-  EXPECT_THAT(refused(c, "DISPLAY AUTHREC PROFILE(APP.IN) MATCH(SOME)"), StartsWith("IMB1041E"));
+              StartsWith(imsb::msg::IMB1050E));
+  EXPECT_THAT(refused(c, "DISPLAY AUTHREC PROFILE(APP.IN) MATCH(SOME)"), StartsWith(imsb::msg::IMB1041E));
 }
 
 // --- 5. required keywords of SDR on DEFINE only -----------------------------------------------------
@@ -169,7 +171,7 @@ TEST(ReviewIbmAttributes, QmgrReadOnlyAttributesAreShown) {
                          HasSubstr("DISTL(YES)"), HasSubstr("VERSION(09030000)")));
   for (std::string_view k : {"ALTER QMGR MAXPRTY(5)", "ALTER QMGR SYNCPT", "ALTER QMGR VERSION(1)",
                              "ALTER QMGR QMID(X)", "ALTER QMGR COMMANDQ(Q)", "ALTER QMGR DISTL(NO)"})
-    EXPECT_THAT(refused(c, k), AllOf(StartsWith("IMB1048E"), HasSubstr("read-only"))) << k;
+    EXPECT_THAT(refused(c, k), AllOf(StartsWith(imsb::msg::IMB1048E), HasSubstr("read-only"))) << k;
   EXPECT_THAT(run(c, "DISPLAY QMGR WHERE(MAXPRTY EQ 9)").lines, Contains(HasSubstr("MAXPRTY(9)")));
   const exec_outcome none = run(c, "DISPLAY QMGR WHERE(MAXPRTY EQ 8)");
   EXPECT_EQ(none.status, exec_status::ok);
@@ -180,11 +182,12 @@ TEST(ReviewIbmAttributes, QtypeIsTypeAndSplprotIsNotSupported) {
   object_catalog c = fresh();
   applied(c, "DEFINE QALIAS(QT.A) TARGET(X)");
   EXPECT_THAT(run(c, "DISPLAY QUEUE(QT.A) QTYPE").lines,
-              ElementsAre("IMB1004I: Display queue details.",
+              ElementsAre(std::string(imsb::msg::IMB1004I) + ": Display queue details.",
                           "   QUEUE(QT.A)                             TYPE(QALIAS)"));
   EXPECT_THAT(refused(c, "DEFINE CHANNEL(R1) CHLTYPE(RCVR) SPLPROT(PASSTHRU)", exec_status::unsupported),
-              AllOf(StartsWith("IMB1050E"), HasSubstr("SPLPROT")));
-  EXPECT_THAT(refused(c, "DISPLAY CHANNEL(*) SPLPROT", exec_status::unsupported), StartsWith("IMB1050E"));
+              AllOf(StartsWith(imsb::msg::IMB1050E), HasSubstr("SPLPROT")));
+  EXPECT_THAT(refused(c, "DISPLAY CHANNEL(*) SPLPROT", exec_status::unsupported),
+              StartsWith(imsb::msg::IMB1050E));
 }
 
 // --- 7. SSLCAUTH -------------------------------------------------------------------------------------
@@ -192,7 +195,8 @@ TEST(ReviewIbmAttributes, QtypeIsTypeAndSplprotIsNotSupported) {
 TEST(ReviewSslcauth, NotOnSenderChannels) {
   object_catalog c = fresh();
   EXPECT_EQ(refused(c, "DEFINE CHANNEL(S1) CHLTYPE(SDR) CONNAME('h') XMITQ(X) SSLCAUTH(OPTIONAL)"),
-            "IMB1048E: DEFINE CHANNEL(S1): keyword SSLCAUTH does not apply to CHLTYPE(SDR)");
+            std::string(imsb::msg::IMB1048E) +
+                ": DEFINE CHANNEL(S1): keyword SSLCAUTH does not apply to CHLTYPE(SDR)");
   applied(c, "DEFINE CHANNEL(R1) CHLTYPE(RCVR) SSLCAUTH(OPTIONAL)");
   applied(c, "DEFINE CHANNEL(C1) CHLTYPE(SVRCONN) SSLCAUTH(OPTIONAL)");
   EXPECT_EQ(c.find(object_family::channel, "SYSTEM.DEF.SENDER")->attrs.count("SSLCAUTH"), 0u);
@@ -222,19 +226,20 @@ TEST(ReviewAuthorities, GroupsExpandToTheObjtypesAuthorities) {
 TEST(ReviewAuthorities, AuthoritiesOfAnotherObjtypeAreRefused) {
   object_catalog c = fresh();
   EXPECT_EQ(refused(c, "SET AUTHREC OBJTYPE(QMGR) GROUP(G) AUTHADD(BROWSE)"),
-            "IMB1041E: SET AUTHREC: keyword AUTHADD: authority BROWSE does not apply to OBJTYPE(QMGR)");
+            std::string(imsb::msg::IMB1041E) +
+                ": SET AUTHREC: keyword AUTHADD: authority BROWSE does not apply to OBJTYPE(QMGR)");
   EXPECT_THAT(refused(c, "SET AUTHREC PROFILE(Q) OBJTYPE(QUEUE) GROUP(G) AUTHADD(CONNECT)"),
               HasSubstr("CONNECT does not apply"));
   EXPECT_THAT(refused(c, "SET AUTHREC PROFILE(P) OBJTYPE(PROCESS) GROUP(G) AUTHADD(PUT)"),
-              StartsWith("IMB1041E"));
+              StartsWith(imsb::msg::IMB1041E));
   EXPECT_THAT(refused(c, "SET AUTHREC PROFILE(C) OBJTYPE(CHANNEL) GROUP(G) AUTHADD(INQ, CTRL)"),
-              StartsWith("IMB1041E"));
+              StartsWith(imsb::msg::IMB1041E));
 }
 
 TEST(ReviewAuthorities, RemovingFromNoRecordFailsAndAnEmptiedRecordShowsNone) {
   object_catalog c = fresh();
   EXPECT_THAT(refused(c, "SET AUTHREC PROFILE(Q) OBJTYPE(QUEUE) GROUP(G) AUTHRMV(PUT)"),
-              AllOf(StartsWith("IMB1044E"), HasSubstr("nothing to remove")));
+              AllOf(StartsWith(imsb::msg::IMB1044E), HasSubstr("nothing to remove")));
   applied(c, "SET AUTHREC PROFILE(Q) OBJTYPE(QUEUE) GROUP(G) AUTHADD(PUT, GET)");
   applied(c, "SET AUTHREC PROFILE(Q) OBJTYPE(QUEUE) GROUP(G) AUTHRMV(ALL)");
   ASSERT_EQ(c.authrecs().size(), 1u);
@@ -255,11 +260,11 @@ TEST(ReviewDisplayQueue, KeywordsOfAnyQueueTypeWithTypeNarrowing) {
   EXPECT_THAT(shown(c, "DISPLAY QUEUE(Z.*) WHERE(TARGET EQ Z.L)"), ElementsAre("Z.A"));
   const exec_outcome local = run(c, "DISPLAY QUEUE(Z.*) TYPE(QLOCAL) TARGET");
   EXPECT_EQ(local.status, exec_status::ok);
-  EXPECT_THAT(local.lines, ElementsAre("IMB1004I: Display queue details.",
+  EXPECT_THAT(local.lines, ElementsAre(std::string(imsb::msg::IMB1004I) + ": Display queue details.",
                                        "   QUEUE(Z.L)                              TYPE(QLOCAL)"));
   const std::string both = joined(run(c, "DISPLAY QUEUE(Z.*) MAXDEPTH RNAME").lines);
   EXPECT_THAT(both, AllOf(HasSubstr("MAXDEPTH(10)"), HasSubstr("RNAME(X)")));
-  EXPECT_THAT(refused(c, "DISPLAY QUEUE(Z.*) WHERE(NOSUCH EQ 1)"), StartsWith("IMB1040E"));
+  EXPECT_THAT(refused(c, "DISPLAY QUEUE(Z.*) WHERE(NOSUCH EQ 1)"), StartsWith(imsb::msg::IMB1040E));
 }
 
 // --- 10. a WHERE that leaves nothing --------------------------------------------------------------
@@ -271,7 +276,7 @@ TEST(ReviewDisplayEmpty, FilteredOutIsNotNotFound) {
   EXPECT_EQ(o.status, exec_status::ok);
   EXPECT_THAT(o.lines, IsEmpty());
   EXPECT_EQ(run(c, "DISPLAY CHANNEL(*) CHLTYPE(SDR) WHERE(HBINT EQ 1)").status, exec_status::ok);
-  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(NONE.*) WHERE(MAXDEPTH GT 100)"), StartsWith("IMB1044E"));
+  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(NONE.*) WHERE(MAXDEPTH GT 100)"), StartsWith(imsb::msg::IMB1044E));
   const script_outcome s = run_script(c, "DISPLAY QLOCAL(E.*) WHERE(MAXDEPTH GT 100)\n", ctx);
   EXPECT_EQ(s.failed, 0u);
   EXPECT_EQ(s.exit_code(), 0);
@@ -282,10 +287,10 @@ TEST(ReviewDisplayEmpty, FilteredOutIsNotNotFound) {
 TEST(ReviewSmaller, DefineWithoutTheDefaultObjectFailsNamingIt) {
   object_catalog c = fresh();
   applied(c, "DELETE QLOCAL(SYSTEM.DEFAULT.LOCAL.QUEUE)");
-  EXPECT_EQ(
-      refused(c, "DEFINE QLOCAL(A)"),
-      "IMB1044E: DEFINE QLOCAL(A): default object 'SYSTEM.DEFAULT.LOCAL.QUEUE' not found: DEFINE without "
-      "LIKE copies its attributes from it");
+  EXPECT_EQ(refused(c, "DEFINE QLOCAL(A)"),
+            std::string(imsb::msg::IMB1044E) +
+                ": DEFINE QLOCAL(A): default object 'SYSTEM.DEFAULT.LOCAL.QUEUE' not found: DEFINE without "
+                "LIKE copies its attributes from it");
   applied(c, "DEFINE QLOCAL(B) LIKE(SYSTEM.ADMIN.COMMAND.QUEUE)");
   applied(c, "DELETE CHANNEL(SYSTEM.DEF.RECEIVER)");
   EXPECT_THAT(refused(c, "DEFINE CHANNEL(R1) CHLTYPE(RCVR)"), HasSubstr("'SYSTEM.DEF.RECEIVER'"));
@@ -320,7 +325,7 @@ TEST(ReviewSmaller, ReplaceAndNoreplaceTogetherFail) {
   const exec_outcome o = execute(c, cmd, ctx);
   EXPECT_EQ(o.status, exec_status::failed);
   ASSERT_EQ(o.lines.size(), 1u);
-  EXPECT_THAT(o.lines[0], AllOf(StartsWith("IMB1048E"), HasSubstr("REPLACE and NOREPLACE")));
+  EXPECT_THAT(o.lines[0], AllOf(StartsWith(imsb::msg::IMB1048E), HasSubstr("REPLACE and NOREPLACE")));
   EXPECT_EQ(dump(c), before);
 }
 
@@ -328,7 +333,8 @@ TEST(ReviewSmaller, EventSwitchesAreRefusedInWhere) {
   object_catalog c = fresh();
   for (std::string_view k : {"QDPHIEV", "QDPLOEV", "QDPMAXEV", "QSVCIEV"}) {
     const std::string cmd = "DISPLAY QLOCAL(*) WHERE(" + std::string(k) + " EQ ENABLED)";
-    EXPECT_EQ(refused(c, cmd), "IMB1048E: DISPLAY QLOCAL(*): keyword WHERE: attribute " + std::string(k) +
+    EXPECT_EQ(refused(c, cmd), std::string(imsb::msg::IMB1048E) +
+                                   ": DISPLAY QLOCAL(*): keyword WHERE: attribute " + std::string(k) +
                                    " cannot be used in a filter");
   }
   EXPECT_THAT(run(c, "DISPLAY QLOCAL(SYSTEM.DEFAULT.LOCAL.QUEUE) QDPHIEV").lines,

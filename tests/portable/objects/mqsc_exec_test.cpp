@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "exec_test_support.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/mqsc/parser.hpp"
 #include "imsb/mqsc/vocabulary.hpp"
 #include "imsb/objects/schema.hpp"
@@ -133,7 +134,7 @@ TEST(DefineQlocal, TakesIbmDefaults) {
   object_catalog c = fresh();
   exec_outcome o = run(c, "DEFINE QLOCAL(A)");
   EXPECT_EQ(o.status, exec_status::ok);
-  EXPECT_THAT(o.lines, ElementsAre("IMB1001I: Queue created."));
+  EXPECT_THAT(o.lines, ElementsAre(std::string(imsb::msg::IMB1001I) + ": Queue created."));
   const object_record& q = queue(c, "A");
   EXPECT_EQ(q.type, object_type::qlocal);
   EXPECT_EQ(q.text("MAXDEPTH"), "5000");
@@ -201,16 +202,18 @@ TEST(DefineQlocal, LikeCopiesAnotherQueueOfTheSameType) {
 TEST(DefineQlocal, LikeOfUnknownOrOtherTypeFails) {
   object_catalog c = fresh();
   EXPECT_THAT(refused(c, "DEFINE QLOCAL(B) LIKE(NOPE)"),
-              StartsWith("IMB1052E: DEFINE QLOCAL(B): keyword LIKE"));
-  EXPECT_THAT(refused(c, "DEFINE QLOCAL(B) LIKE(SYSTEM.DEFAULT.ALIAS.QUEUE)"), StartsWith("IMB1052E"));
+              StartsWith(std::string(imsb::msg::IMB1052E) + ": DEFINE QLOCAL(B): keyword LIKE"));
+  EXPECT_THAT(refused(c, "DEFINE QLOCAL(B) LIKE(SYSTEM.DEFAULT.ALIAS.QUEUE)"),
+              StartsWith(imsb::msg::IMB1052E));
 }
 
 TEST(DefineQlocal, ExistingNameWithoutReplaceFails) {
   object_catalog c = fresh();
   applied(c, "DEFINE QLOCAL(A) MAXDEPTH(10)");
   EXPECT_EQ(refused(c, "DEFINE QLOCAL(A) MAXDEPTH(20)"),
-            "IMB1043E: DEFINE QLOCAL(A): object 'A' already exists (REPLACE replaces it)");
-  EXPECT_THAT(refused(c, "DEFINE QLOCAL(A) NOREPLACE"), StartsWith("IMB1043E"));
+            std::string(imsb::msg::IMB1043E) +
+                ": DEFINE QLOCAL(A): object 'A' already exists (REPLACE replaces it)");
+  EXPECT_THAT(refused(c, "DEFINE QLOCAL(A) NOREPLACE"), StartsWith(imsb::msg::IMB1043E));
 }
 
 TEST(DefineQlocal, ReplaceResetsAttributesNotGiven) {
@@ -226,16 +229,17 @@ TEST(DefineQlocal, ReplaceResetsAttributesNotGiven) {
 TEST(DefineQlocal, ReplaceCannotChangeTheQueueType) {
   object_catalog c = fresh();
   applied(c, "DEFINE QALIAS(A) TARGET(B)");
-  EXPECT_EQ(
-      refused(c, "DEFINE QLOCAL(A) REPLACE"),
-      "IMB1045E: DEFINE QLOCAL(A): a QALIAS named 'A' already exists; a queue's type cannot be changed");
-  EXPECT_THAT(refused(c, "DEFINE QMODEL(A)"), StartsWith("IMB1045E"));
+  EXPECT_EQ(refused(c, "DEFINE QLOCAL(A) REPLACE"),
+            std::string(imsb::msg::IMB1045E) +
+                ": DEFINE QLOCAL(A): a QALIAS named 'A' already exists; a queue's type cannot be changed");
+  EXPECT_THAT(refused(c, "DEFINE QMODEL(A)"), StartsWith(imsb::msg::IMB1045E));
 }
 
 TEST(DefineQlocal, BadIntegerNamesCommandKeywordAndRange) {
   object_catalog c = fresh();
   EXPECT_EQ(refused(c, "DEFINE QLOCAL(A) MAXDEPTH(X)"),
-            "IMB1041E: DEFINE QLOCAL(A): keyword MAXDEPTH: value 'X' is not an integer from 0 to 999999999");
+            std::string(imsb::msg::IMB1041E) +
+                ": DEFINE QLOCAL(A): keyword MAXDEPTH: value 'X' is not an integer from 0 to 999999999");
   EXPECT_THAT(refused(c, "DEFINE QLOCAL(A) DEFPRTY(10)"), HasSubstr("keyword DEFPRTY: value '10'"));
   EXPECT_THAT(refused(c, "DEFINE QLOCAL(A) MAXMSGL(104857601)"), HasSubstr("keyword MAXMSGL"));
   EXPECT_EQ(c.find(object_family::queue, "A"), nullptr);
@@ -244,7 +248,8 @@ TEST(DefineQlocal, BadIntegerNamesCommandKeywordAndRange) {
 TEST(DefineQlocal, BadKeywordValueListsTheWords) {
   object_catalog c = fresh();
   EXPECT_EQ(refused(c, "DEFINE QLOCAL(A) DEFPSIST(MAYBE)"),
-            "IMB1041E: DEFINE QLOCAL(A): keyword DEFPSIST: value 'MAYBE' is not one of NO, YES");
+            std::string(imsb::msg::IMB1041E) +
+                ": DEFINE QLOCAL(A): keyword DEFPSIST: value 'MAYBE' is not one of NO, YES");
   EXPECT_THAT(refused(c, "DEFINE QLOCAL(A) USAGE(XMIT)"), HasSubstr("NORMAL, XMITQ"));
 }
 
@@ -257,9 +262,10 @@ TEST(DefineQlocal, DescrLongerThan64Fails) {
 
 TEST(DefineQlocal, UnknownKeywordFails) {
   object_catalog c = fresh();
-  EXPECT_EQ(refused(c, "DEFINE QLOCAL(A) MAXDEPTHS(5)"),
-            "IMB1040E: DEFINE QLOCAL(A): keyword MAXDEPTHS is not valid for QLOCAL");
-  EXPECT_THAT(refused(c, "DEFINE QLOCAL(A) RNAME(X)"), StartsWith("IMB1040E"));
+  EXPECT_EQ(
+      refused(c, "DEFINE QLOCAL(A) MAXDEPTHS(5)"),
+      std::string(imsb::msg::IMB1040E) + ": DEFINE QLOCAL(A): keyword MAXDEPTHS is not valid for QLOCAL");
+  EXPECT_THAT(refused(c, "DEFINE QLOCAL(A) RNAME(X)"), StartsWith(imsb::msg::IMB1040E));
 }
 
 TEST(DefineQlocal, FlagsTakeNoValueAndValuesNeedParentheses) {
@@ -272,8 +278,8 @@ TEST(DefineQlocal, FlagsTakeNoValueAndValuesNeedParentheses) {
 TEST(DefineQlocal, NameTooLongOrInvalidFails) {
   object_catalog c = fresh();
   EXPECT_THAT(refused(c, "DEFINE QLOCAL(" + std::string(49, 'Q') + ")"),
-              StartsWith("IMB1042E: DEFINE QLOCAL(QQQ"));
-  EXPECT_THAT(refused(c, "DEFINE QLOCAL('A B')"), StartsWith("IMB1042E"));
+              StartsWith(std::string(imsb::msg::IMB1042E) + ": DEFINE QLOCAL(QQQ"));
+  EXPECT_THAT(refused(c, "DEFINE QLOCAL('A B')"), StartsWith(imsb::msg::IMB1042E));
   applied(c, "DEFINE QLOCAL(" + std::string(48, 'Q') + ")");
 }
 
@@ -296,19 +302,20 @@ TEST(DefineQlocal, ClusterOnlyWhenBlank) {
   object_catalog c = fresh();
   applied(c, "DEFINE QLOCAL(A) CLUSTER(' ') CLUSNL(' ')");
   EXPECT_THAT(refused(c, "DEFINE QLOCAL(B) CLUSTER(CL1)", exec_status::unsupported),
-              AllOf(StartsWith("IMB1050E: DEFINE QLOCAL(B): keyword CLUSTER"),
+              AllOf(StartsWith(std::string(imsb::msg::IMB1050E) + ": DEFINE QLOCAL(B): keyword CLUSTER"),
                     HasSubstr("clusters are out of scope")));
 }
 
 TEST(DefineQlocal, IbmKeywordsNotImplementedAreUnsupported) {
   object_catalog c = fresh();
-  EXPECT_EQ(refused(c, "DEFINE QLOCAL(A) MONQ(QMGR)", exec_status::unsupported),
-            "IMB1050E: DEFINE QLOCAL(A): keyword MONQ is not implemented by imsbridge");
+  EXPECT_EQ(
+      refused(c, "DEFINE QLOCAL(A) MONQ(QMGR)", exec_status::unsupported),
+      std::string(imsb::msg::IMB1050E) + ": DEFINE QLOCAL(A): keyword MONQ is not implemented by imsbridge");
 }
 
 TEST(DefineQlocal, AnErrorIsReportedBeforeAnUnsupportedKeyword) {
   object_catalog c = fresh();
-  EXPECT_THAT(refused(c, "DEFINE QLOCAL(A) MONQ(QMGR) MAXDEPTH(X)"), StartsWith("IMB1041E"));
+  EXPECT_THAT(refused(c, "DEFINE QLOCAL(A) MONQ(QMGR) MAXDEPTH(X)"), StartsWith(imsb::msg::IMB1041E));
   EXPECT_THAT(refused(c, "DEFINE QLOCAL(A) MONQ(QMGR) CLUSTER(C)", exec_status::unsupported),
               HasSubstr("keyword MONQ"));
 }
@@ -322,7 +329,7 @@ TEST(DefineQlocal, ZosOptionsAcceptedWithLocalValues) {
 
 TEST(DefineQlocal, ReadOnlyAttributesCannotBeSet) {
   object_catalog c = fresh();
-  EXPECT_THAT(refused(c, "DEFINE QLOCAL(A) CRDATE(2020-01-01)"), StartsWith("IMB1048E"));
+  EXPECT_THAT(refused(c, "DEFINE QLOCAL(A) CRDATE(2020-01-01)"), StartsWith(imsb::msg::IMB1048E));
 }
 
 // --- other queue types ----------------------------------------------------------------------------
@@ -340,7 +347,7 @@ TEST(DefineQalias, TopicTargetIsUnsupported) {
   object_catalog c = fresh();
   EXPECT_THAT(refused(c, "DEFINE QALIAS(AL) TARGET(T) TARGTYPE(TOPIC)", exec_status::unsupported),
               HasSubstr("publish/subscribe"));
-  EXPECT_THAT(refused(c, "DEFINE QALIAS(AL) MAXDEPTH(5)"), StartsWith("IMB1040E"));
+  EXPECT_THAT(refused(c, "DEFINE QALIAS(AL) MAXDEPTH(5)"), StartsWith(imsb::msg::IMB1040E));
 }
 
 TEST(DefineQremote, QueueManagerAliasHasBlankRname) {
@@ -350,7 +357,7 @@ TEST(DefineQremote, QueueManagerAliasHasBlankRname) {
   EXPECT_EQ(q.text("RNAME"), "");
   EXPECT_EQ(q.text("RQMNAME"), "QM3");
   EXPECT_EQ(q.text("XMITQ"), "QM2");
-  EXPECT_THAT(refused(c, "DEFINE QREMOTE(R2) GET(ENABLED)"), StartsWith("IMB1040E"));
+  EXPECT_THAT(refused(c, "DEFINE QREMOTE(R2) GET(ENABLED)"), StartsWith(imsb::msg::IMB1040E));
 }
 
 TEST(DefineQmodel, HasLocalAttributesAndDeftype) {
@@ -380,14 +387,14 @@ TEST(Stgclass, DefineWithXcfNames) {
 TEST(Stgclass, XcfgnameWithoutXcfmnameFails) {
   object_catalog c = fresh();
   EXPECT_THAT(refused(c, "DEFINE STGCLASS(IMSA) XCFGNAME(XCFGRP1)"),
-              StartsWith("IMB1047E: DEFINE STGCLASS(IMSA): keyword XCFGNAME"));
-  EXPECT_THAT(refused(c, "DEFINE STGCLASS(IMSA) XCFMNAME(IMSA)"), StartsWith("IMB1047E"));
+              StartsWith(std::string(imsb::msg::IMB1047E) + ": DEFINE STGCLASS(IMSA): keyword XCFGNAME"));
+  EXPECT_THAT(refused(c, "DEFINE STGCLASS(IMSA) XCFMNAME(IMSA)"), StartsWith(imsb::msg::IMB1047E));
 }
 
 TEST(Stgclass, AlterResultMustKeepXcfPair) {
   object_catalog c = fresh();
   applied(c, "DEFINE STGCLASS(IMSA) XCFGNAME(G1) XCFMNAME(M1)");
-  EXPECT_THAT(refused(c, "ALTER STGCLASS(IMSA) XCFMNAME(' ')"), StartsWith("IMB1047E"));
+  EXPECT_THAT(refused(c, "ALTER STGCLASS(IMSA) XCFMNAME(' ')"), StartsWith(imsb::msg::IMB1047E));
   applied(c, "ALTER STGCLASS(IMSA) XCFMNAME(' ') XCFGNAME(' ')");
   EXPECT_EQ(c.find(object_family::stgclass, "IMSA")->text("XCFGNAME"), "");
   applied(c, "ALTER STGCLASS(IMSA) XCFGNAME(G2) XCFMNAME(M2)");
@@ -405,7 +412,7 @@ TEST(Stgclass, DefaultsComeFromTheSchemaNotFromStorageClassDefault) {
 
 TEST(Stgclass, NamesAndValuesAreChecked) {
   object_catalog c = fresh();
-  EXPECT_THAT(refused(c, "DEFINE STGCLASS(TOOLONGSC)"), StartsWith("IMB1042E"));
+  EXPECT_THAT(refused(c, "DEFINE STGCLASS(TOOLONGSC)"), StartsWith(imsb::msg::IMB1042E));
   EXPECT_THAT(refused(c, "DEFINE STGCLASS(S1) XCFGNAME('grp') XCFMNAME(M)"), HasSubstr("keyword XCFGNAME"));
   EXPECT_THAT(refused(c, "DEFINE STGCLASS(S1) XCFGNAME(G) XCFMNAME(" + std::string(17, 'M') + ")"),
               HasSubstr("keyword XCFMNAME"));
@@ -425,7 +432,7 @@ TEST(Namelist, DefineAlterDisplay) {
   applied(c, "ALTER NAMELIST(NL1) NAMES(Z)");
   EXPECT_THAT(c.find(object_family::namelist, "NL1")->lists.at("NAMES"), ElementsAre("Z"));
   exec_outcome d = run(c, "DISPLAY NAMELIST(NL1) NAMES");
-  EXPECT_THAT(d.lines, ElementsAre("IMB1012I: Display namelist details.",
+  EXPECT_THAT(d.lines, ElementsAre(std::string(imsb::msg::IMB1012I) + ": Display namelist details.",
                                    "   NAMELIST(NL1)                           NAMES(Z)"));
 }
 
@@ -444,7 +451,7 @@ TEST(Process, DefineWithApplicationAttributes) {
   EXPECT_EQ(p->text("APPLTYPE"), "IMS");
   EXPECT_EQ(p->text("APPLICID"), "IMSTRAN");
   EXPECT_TRUE(c.file_name_of(object_family::process, "P1").has_value());
-  EXPECT_THAT(refused(c, "DEFINE PROCESS(P2) APPLTYPE(NOPE)"), StartsWith("IMB1041E"));
+  EXPECT_THAT(refused(c, "DEFINE PROCESS(P2) APPLTYPE(NOPE)"), StartsWith(imsb::msg::IMB1041E));
 }
 
 TEST(Listener, DefineAndCheckPort) {
@@ -460,7 +467,8 @@ TEST(Listener, DefineAndCheckPort) {
 TEST(Channel, ChltypeIsRequired) {
   object_catalog c = fresh();
   EXPECT_EQ(refused(c, "DEFINE CHANNEL(C1) CONNAME('h(1414)')"),
-            "IMB1046E: DEFINE CHANNEL(C1): keyword CHLTYPE is required on DEFINE CHANNEL");
+            std::string(imsb::msg::IMB1046E) +
+                ": DEFINE CHANNEL(C1): keyword CHLTYPE is required on DEFINE CHANNEL");
 }
 
 TEST(Channel, SenderNeedsConnameAndXmitq) {
@@ -475,13 +483,14 @@ TEST(Channel, SenderNeedsConnameAndXmitq) {
   EXPECT_EQ(ch->text("CONNAME"), "host(1414)");
   EXPECT_EQ(ch->text("BATCHSZ"), "10");
   EXPECT_EQ(ch->text("HBINT"), "300");
-  EXPECT_FALSE(c.file_name_of(object_family::channel, "C1").has_value());  // seed 000: not files
+  EXPECT_FALSE(c.file_name_of(object_family::channel, "C1").has_value());  // not files [C: FILENAMES-V6]
 }
 
 TEST(Channel, AttributesOfAnotherChltypeFail) {
   object_catalog c = fresh();
   EXPECT_EQ(refused(c, "DEFINE CHANNEL(R1) CHLTYPE(RCVR) XMITQ(Q)"),
-            "IMB1048E: DEFINE CHANNEL(R1): keyword XMITQ does not apply to CHLTYPE(RCVR)");
+            std::string(imsb::msg::IMB1048E) +
+                ": DEFINE CHANNEL(R1): keyword XMITQ does not apply to CHLTYPE(RCVR)");
   applied(c, "DEFINE CHANNEL(R1) CHLTYPE(RCVR) SEQWRAP(999999) MCAUSER('mqm')");
   applied(c, "DEFINE CHANNEL(S1) CHLTYPE(SVRCONN) SSLCIPH('TLS_AES_256_GCM_SHA384')");
   EXPECT_EQ(c.find(object_family::channel, "S1")->text("DISCINT"), "0");
@@ -490,14 +499,14 @@ TEST(Channel, AttributesOfAnotherChltypeFail) {
 TEST(Channel, OtherChltypesAreUnsupported) {
   object_catalog c = fresh();
   EXPECT_THAT(refused(c, "DEFINE CHANNEL(C1) CHLTYPE(CLUSSDR) CONNAME(X)", exec_status::unsupported),
-              AllOf(StartsWith("IMB1050E"), HasSubstr("CHLTYPE")));
-  EXPECT_THAT(refused(c, "DEFINE CHANNEL(C1) CHLTYPE(BOGUS)"), StartsWith("IMB1041E"));
+              AllOf(StartsWith(imsb::msg::IMB1050E), HasSubstr("CHLTYPE")));
+  EXPECT_THAT(refused(c, "DEFINE CHANNEL(C1) CHLTYPE(BOGUS)"), StartsWith(imsb::msg::IMB1041E));
 }
 
 TEST(Channel, AlterCannotChangeChltype) {
   object_catalog c = fresh();
   applied(c, "DEFINE CHANNEL(R1) CHLTYPE(RCVR)");
-  EXPECT_THAT(refused(c, "ALTER CHANNEL(R1) CHLTYPE(SDR)"), StartsWith("IMB1048E"));
+  EXPECT_THAT(refused(c, "ALTER CHANNEL(R1) CHLTYPE(SDR)"), StartsWith(imsb::msg::IMB1048E));
   applied(c, "ALTER CHANNEL(R1) CHLTYPE(RCVR) HBINT(60)");
   EXPECT_EQ(c.find(object_family::channel, "R1")->text("HBINT"), "60");
 }
@@ -505,7 +514,7 @@ TEST(Channel, AlterCannotChangeChltype) {
 TEST(Channel, NameLongerThan20Fails) {
   object_catalog c = fresh();
   EXPECT_THAT(refused(c, "DEFINE CHANNEL(" + std::string(21, 'C') + ") CHLTYPE(RCVR)"),
-              StartsWith("IMB1042E"));
+              StartsWith(imsb::msg::IMB1042E));
   applied(c, "DEFINE CHANNEL(" + std::string(20, 'C') + ") CHLTYPE(RCVR)");
 }
 
@@ -514,7 +523,7 @@ TEST(Channel, LikeMustHaveTheSameChltype) {
   applied(c, "DEFINE CHANNEL(R1) CHLTYPE(RCVR) HBINT(5)");
   applied(c, "DEFINE CHANNEL(R2) CHLTYPE(RCVR) LIKE(R1)");
   EXPECT_EQ(c.find(object_family::channel, "R2")->text("HBINT"), "5");
-  EXPECT_THAT(refused(c, "DEFINE CHANNEL(S2) CHLTYPE(SVRCONN) LIKE(R1)"), StartsWith("IMB1052E"));
+  EXPECT_THAT(refused(c, "DEFINE CHANNEL(S2) CHLTYPE(SVRCONN) LIKE(R1)"), StartsWith(imsb::msg::IMB1052E));
 }
 
 // --- ALTER / DELETE -------------------------------------------------------------------------------
@@ -523,7 +532,7 @@ TEST(Alter, ChangesOnlyTheGivenKeywords) {
   object_catalog c = fresh();
   applied(c, "DEFINE QLOCAL(A) MAXDEPTH(10) DESCR(X)");
   exec_outcome o = run(c, "ALTER QLOCAL(A) DESCR(Y)", later);
-  EXPECT_THAT(o.lines, ElementsAre("IMB1002I: Queue changed."));
+  EXPECT_THAT(o.lines, ElementsAre(std::string(imsb::msg::IMB1002I) + ": Queue changed."));
   EXPECT_EQ(queue(c, "A").text("MAXDEPTH"), "10");
   EXPECT_EQ(queue(c, "A").text("DESCR"), "Y");
   EXPECT_EQ(queue(c, "A").text("ALTDATE"), "2026-12-01");
@@ -533,8 +542,9 @@ TEST(Alter, ChangesOnlyTheGivenKeywords) {
 TEST(Alter, UnknownObjectIsNotFound) {
   object_catalog c = fresh();
   EXPECT_EQ(refused(c, "ALTER QLOCAL(NOPE) MAXDEPTH(1)"),
-            "IMB1044E: ALTER QLOCAL(NOPE): object 'NOPE' not found");
-  EXPECT_THAT(refused(c, "ALTER QLOCAL(SYSTEM.DEFAULT.ALIAS.QUEUE) MAXDEPTH(1)"), StartsWith("IMB1045E"));
+            std::string(imsb::msg::IMB1044E) + ": ALTER QLOCAL(NOPE): object 'NOPE' not found");
+  EXPECT_THAT(refused(c, "ALTER QLOCAL(SYSTEM.DEFAULT.ALIAS.QUEUE) MAXDEPTH(1)"),
+              StartsWith(imsb::msg::IMB1045E));
 }
 
 TEST(Alter, BadValueLeavesTheObjectAsItWas) {
@@ -542,14 +552,14 @@ TEST(Alter, BadValueLeavesTheObjectAsItWas) {
   applied(c, "DEFINE QLOCAL(A)");
   EXPECT_THAT(refused(c, "ALTER QLOCAL(A) MAXDEPTH(1) DEFPRTY(99)"), HasSubstr("DEFPRTY"));
   EXPECT_EQ(queue(c, "A").text("MAXDEPTH"), "5000");
-  EXPECT_THAT(refused(c, "ALTER QLOCAL(A) LIKE(B)"), StartsWith("IMB1040E"));
+  EXPECT_THAT(refused(c, "ALTER QLOCAL(A) LIKE(B)"), StartsWith(imsb::msg::IMB1040E));
 }
 
 TEST(Delete, RemovesTheObjectAndItsFileName) {
   object_catalog c = fresh();
   applied(c, "DEFINE QLOCAL(A)");
   exec_outcome o = run(c, "DELETE QLOCAL(A) PURGE");
-  EXPECT_THAT(o.lines, ElementsAre("IMB1003I: Queue deleted."));
+  EXPECT_THAT(o.lines, ElementsAre(std::string(imsb::msg::IMB1003I) + ": Queue deleted."));
   EXPECT_EQ(c.find(object_family::queue, "A"), nullptr);
   EXPECT_FALSE(c.file_name_of(object_family::queue, "A").has_value());
   applied(c, "DEFINE QLOCAL(A)");
@@ -575,9 +585,9 @@ TEST(Delete, EveryObjectType) {
 
 TEST(Delete, NotFoundOrOtherTypeFails) {
   object_catalog c = fresh();
-  EXPECT_THAT(refused(c, "DELETE QLOCAL(NOPE)"), StartsWith("IMB1044E"));
-  EXPECT_THAT(refused(c, "DELETE QALIAS(SYSTEM.DEFAULT.LOCAL.QUEUE)"), StartsWith("IMB1045E"));
-  EXPECT_THAT(refused(c, "DELETE QALIAS(SYSTEM.DEFAULT.ALIAS.QUEUE) PURGE"), StartsWith("IMB1040E"));
+  EXPECT_THAT(refused(c, "DELETE QLOCAL(NOPE)"), StartsWith(imsb::msg::IMB1044E));
+  EXPECT_THAT(refused(c, "DELETE QALIAS(SYSTEM.DEFAULT.LOCAL.QUEUE)"), StartsWith(imsb::msg::IMB1045E));
+  EXPECT_THAT(refused(c, "DELETE QALIAS(SYSTEM.DEFAULT.ALIAS.QUEUE) PURGE"), StartsWith(imsb::msg::IMB1040E));
 }
 
 // --- DISPLAY --------------------------------------------------------------------------------------
@@ -588,7 +598,7 @@ TEST(Display, NameAndTypeOnlyWithoutAttributeListForAGenericName) {
   exec_outcome o = run(c, "DISPLAY QLOCAL(A*)");
   EXPECT_EQ(o.status, exec_status::ok);
   EXPECT_FALSE(o.changed);
-  EXPECT_THAT(o.lines, ElementsAre("IMB1004I: Display queue details.",
+  EXPECT_THAT(o.lines, ElementsAre(std::string(imsb::msg::IMB1004I) + ": Display queue details.",
                                    "   QUEUE(A)                                TYPE(QLOCAL)"));
 }
 
@@ -612,7 +622,7 @@ TEST(Display, AttributeListTwoPerLineAlphabetical) {
   object_catalog c = fresh();
   applied(c, "DEFINE QLOCAL(A) MAXDEPTH(7) DESCR('hello world')");
   exec_outcome o = run(c, "DIS QL(A) MAXDEPTH DESCR SHARE");
-  EXPECT_THAT(o.lines, ElementsAre("IMB1004I: Display queue details.",
+  EXPECT_THAT(o.lines, ElementsAre(std::string(imsb::msg::IMB1004I) + ": Display queue details.",
                                    "   QUEUE(A)                                TYPE(QLOCAL)",
                                    "   DESCR(hello world)                      MAXDEPTH(7)", "   SHARE"));
 }
@@ -622,7 +632,8 @@ TEST(Display, BlankValuesShowAsOneBlankAndLongItemsTakeALine) {
   const std::string longname(45, 'L');
   applied(c, "DEFINE QLOCAL(" + longname + ")");
   exec_outcome o = run(c, "DISPLAY QLOCAL(" + longname + ") BOQNAME");
-  EXPECT_THAT(o.lines, ElementsAre("IMB1004I: Display queue details.", "   QUEUE(" + longname + ")",
+  EXPECT_THAT(o.lines, ElementsAre(std::string(imsb::msg::IMB1004I) + ": Display queue details.",
+                                   "   QUEUE(" + longname + ")",
                                    "   TYPE(QLOCAL)                            BOQNAME( )"));
 }
 
@@ -642,15 +653,16 @@ TEST(Display, GenericNamesMatchPrefixes) {
   applied(c, "DEFINE QLOCAL(APP.B)");
   applied(c, "DEFINE QLOCAL(OTHER)");
   exec_outcome o = run(c, "DISPLAY QLOCAL(APP.*)");
-  EXPECT_THAT(o.lines, ElementsAre("IMB1004I: Display queue details.",
+  EXPECT_THAT(o.lines, ElementsAre(std::string(imsb::msg::IMB1004I) + ": Display queue details.",
                                    "   QUEUE(APP.A)                            TYPE(QLOCAL)",
-                                   "IMB1004I: Display queue details.",
+                                   std::string(imsb::msg::IMB1004I) + ": Display queue details.",
                                    "   QUEUE(APP.B)                            TYPE(QLOCAL)"));
 }
 
 TEST(Display, NothingMatchingIsNotFound) {
   object_catalog c = fresh();
-  EXPECT_EQ(refused(c, "DISPLAY QLOCAL(NOPE*)"), "IMB1044E: DISPLAY QLOCAL(NOPE*): object 'NOPE*' not found");
+  EXPECT_EQ(refused(c, "DISPLAY QLOCAL(NOPE*)"),
+            std::string(imsb::msg::IMB1044E) + ": DISPLAY QLOCAL(NOPE*): object 'NOPE*' not found");
 }
 
 TEST(Display, QueueCoversEveryQueueTypeAndTypeFilters) {
@@ -662,7 +674,7 @@ TEST(Display, QueueCoversEveryQueueTypeAndTypeFilters) {
   EXPECT_EQ(all.lines.size(), 6u);
   exec_outcome aliases = run(c, "DISPLAY QUEUE(Z.*) TYPE(QALIAS) TARGET");
   EXPECT_THAT(aliases.lines,
-              ElementsAre("IMB1004I: Display queue details.",
+              ElementsAre(std::string(imsb::msg::IMB1004I) + ": Display queue details.",
                           "   QUEUE(Z.A)                              TYPE(QALIAS)", "   TARGET(Z.L)"));
   EXPECT_EQ(run(c, "DISPLAY QUEUE(Z.*) TYPE(QL)").lines.size(), 2u);
   EXPECT_THAT(refused(c, "DISPLAY QUEUE(*) TYPE(QCLUSTER)", exec_status::unsupported), HasSubstr("clusters"));
@@ -710,31 +722,32 @@ TEST(Display, WhereOnNamelistElements) {
   EXPECT_THAT(run(c, "DISPLAY NAMELIST(N*) WHERE(NAMES EX B)").lines[1], StartsWith("   NAMELIST(N2) "));
   EXPECT_THAT(run(c, "DISPLAY NAMELIST(N*) WHERE(NAMES CTG A*)").lines[1], StartsWith("   NAMELIST(N1) "));
   EXPECT_EQ(run(c, "DISPLAY NAMELIST(*) WHERE(NAMES EXG *)").lines.size(), 2u);  // only the empty default
-  EXPECT_THAT(refused(c, "DISPLAY NAMELIST(N*) WHERE(NAMES EQ B)"), StartsWith("IMB1048E"));
+  EXPECT_THAT(refused(c, "DISPLAY NAMELIST(N*) WHERE(NAMES EQ B)"), StartsWith(imsb::msg::IMB1048E));
 }
 
 TEST(Display, WhereErrorsAreReported) {
   object_catalog c = fresh();
-  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(*) WHERE(NOSUCH EQ 1)"), StartsWith("IMB1040E"));
-  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(*) WHERE(MAXDEPTH GT X)"), StartsWith("IMB1041E"));
-  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(*) WHERE(MAXDEPTH LK 5*)"), StartsWith("IMB1048E"));
-  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(*) NOSUCH"), StartsWith("IMB1040E"));
+  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(*) WHERE(NOSUCH EQ 1)"), StartsWith(imsb::msg::IMB1040E));
+  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(*) WHERE(MAXDEPTH GT X)"), StartsWith(imsb::msg::IMB1041E));
+  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(*) WHERE(MAXDEPTH LK 5*)"), StartsWith(imsb::msg::IMB1048E));
+  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(*) NOSUCH"), StartsWith(imsb::msg::IMB1040E));
 }
 
 TEST(Display, EveryObjectTypeHasItsDetailsLine) {
   object_catalog c = fresh();
   EXPECT_THAT(run(c, "DISPLAY STGCLASS(DEFAULT*)").lines,
-              ElementsAre("IMB1008I: Display storage class details.", "   STGCLASS(DEFAULT)"));
+              ElementsAre(std::string(imsb::msg::IMB1008I) + ": Display storage class details.",
+                          "   STGCLASS(DEFAULT)"));
   EXPECT_THAT(run(c, "DISPLAY PROCESS(SYSTEM.DEFAULT.PROCESS)").lines[0],
-              "IMB1016I: Display process details.");
+              std::string(imsb::msg::IMB1016I) + ": Display process details.");
   EXPECT_THAT(run(c, "DISPLAY CHANNEL(SYSTEM.DEF.SENDER*)").lines,
-              ElementsAre("IMB1020I: Display channel details.",
+              ElementsAre(std::string(imsb::msg::IMB1020I) + ": Display channel details.",
                           "   CHANNEL(SYSTEM.DEF.SENDER)              CHLTYPE(SDR)"));
   EXPECT_THAT(run(c, "DISPLAY CHANNEL(*) CHLTYPE(RCVR)").lines,
-              ElementsAre("IMB1020I: Display channel details.",
+              ElementsAre(std::string(imsb::msg::IMB1020I) + ": Display channel details.",
                           "   CHANNEL(SYSTEM.DEF.RECEIVER)            CHLTYPE(RCVR)"));
   EXPECT_THAT(run(c, "DISPLAY LISTENER(*) PORT").lines,
-              ElementsAre("IMB1024I: Display listener details.",
+              ElementsAre(std::string(imsb::msg::IMB1024I) + ": Display listener details.",
                           "   LISTENER(SYSTEM.DEFAULT.LISTENER.TCP)   PORT(0)"));
 }
 
@@ -743,11 +756,11 @@ TEST(Display, EveryObjectTypeHasItsDetailsLine) {
 TEST(Qmgr, AlterAndDisplay) {
   object_catalog c = fresh();
   exec_outcome o = run(c, "ALTER QMGR DEADQ('SYSTEM.DEAD.LETTER.QUEUE') DEFXMITQ(QM2) CHAD(ENABLED) FORCE");
-  EXPECT_THAT(o.lines, ElementsAre("IMB1025I: Queue manager changed."));
+  EXPECT_THAT(o.lines, ElementsAre(std::string(imsb::msg::IMB1025I) + ": Queue manager changed."));
   EXPECT_EQ(c.qmgr().text("DEADQ"), "SYSTEM.DEAD.LETTER.QUEUE");
   EXPECT_EQ(c.snapshot().qmgr.defxmitq, "QM2");
   exec_outcome d = run(c, "DISPLAY QMGR DEADQ CCSID");
-  EXPECT_THAT(d.lines, ElementsAre("IMB1026I: Display queue manager details.",
+  EXPECT_THAT(d.lines, ElementsAre(std::string(imsb::msg::IMB1026I) + ": Display queue manager details.",
                                    "   QMNAME(QM1)                             CCSID(819)",
                                    "   DEADQ(SYSTEM.DEAD.LETTER.QUEUE)"));
   EXPECT_GT(run(c, "DISPLAY QMGR").lines.size(), 10u);
@@ -755,35 +768,38 @@ TEST(Qmgr, AlterAndDisplay) {
 
 TEST(Qmgr, ReadOnlyAndUnknownKeywordsFail) {
   object_catalog c = fresh();
-  EXPECT_EQ(refused(c, "ALTER QMGR CMDLEVEL(800)"),
-            "IMB1048E: ALTER QMGR: keyword CMDLEVEL is read-only and cannot be set");
-  EXPECT_THAT(refused(c, "ALTER QMGR PLATFORM(MVS)"), StartsWith("IMB1048E"));
-  EXPECT_THAT(refused(c, "ALTER QMGR NOSUCH(1)"), StartsWith("IMB1040E"));
+  EXPECT_EQ(
+      refused(c, "ALTER QMGR CMDLEVEL(800)"),
+      std::string(imsb::msg::IMB1048E) + ": ALTER QMGR: keyword CMDLEVEL is read-only and cannot be set");
+  EXPECT_THAT(refused(c, "ALTER QMGR PLATFORM(MVS)"), StartsWith(imsb::msg::IMB1048E));
+  EXPECT_THAT(refused(c, "ALTER QMGR NOSUCH(1)"), StartsWith(imsb::msg::IMB1040E));
   EXPECT_THAT(refused(c, "ALTER QMGR MAXMSGL(100)"), HasSubstr("from 32768 to 104857600"));
-  EXPECT_THAT(refused(c, "ALTER QMGR STATQ(ON)", exec_status::unsupported), StartsWith("IMB1050E"));
+  EXPECT_THAT(refused(c, "ALTER QMGR STATQ(ON)", exec_status::unsupported), StartsWith(imsb::msg::IMB1050E));
 }
 
 TEST(Qmgr, ZosOnlyAttributesAreNotSupportedRatherThanInvalid) {
   // Real-world z/OS scripts carry queue-sharing-group and channel-initiator attributes: "applied or not
-  // supported" (issue 4), never an error in the script.
+  // supported", never an error in the script.
   object_catalog c = fresh();
   for (const char* cmd :
        {"ALTER QMGR GROUPUR(ENABLED)", "ALTER QMGR IGQ(ENABLED)", "ALTER QMGR TCPNAME(TCPIP)"})
-    EXPECT_THAT(refused(c, cmd, exec_status::unsupported), StartsWith("IMB1050E")) << cmd;
+    EXPECT_THAT(refused(c, cmd, exec_status::unsupported), StartsWith(imsb::msg::IMB1050E)) << cmd;
 }
 
 TEST(Display, StatusAttributesNeedTheRunningQueueManager) {
-  // CURDEPTH, IPPROCS, OPPROCS come from the running queue manager (issue 5), not from the catalog.
+  // CURDEPTH, IPPROCS, OPPROCS come from the running queue manager, not from the catalog.
   object_catalog c = fresh();
   applied(c, "DEFINE QLOCAL(A)");
   EXPECT_EQ(refused(c, "DISPLAY QLOCAL(A) CURDEPTH"),
-            "IMB1049E: DISPLAY QLOCAL(A): queue manager not running: CURDEPTH comes from the running queue "
-            "manager; start it with strmqm, then ask again");
+            std::string(imsb::msg::IMB1049E) +
+                ": DISPLAY QLOCAL(A): queue manager not running: CURDEPTH comes from the running queue "
+                "manager; start it with strmqm, then ask again");
   EXPECT_THAT(refused(c, "DISPLAY QLOCAL(*) WHERE(CURDEPTH GT 0) IPPROCS"),
-              AllOf(StartsWith("IMB1049E"), HasSubstr("CURDEPTH comes from")));
-  EXPECT_THAT(refused(c, "DISPLAY QUEUE(*) OPPROCS"), StartsWith("IMB1049E"));
-  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(A) QMID", exec_status::unsupported), StartsWith("IMB1050E"));
-  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(A) NOSUCH"), StartsWith("IMB1040E"));
+              AllOf(StartsWith(imsb::msg::IMB1049E), HasSubstr("CURDEPTH comes from")));
+  EXPECT_THAT(refused(c, "DISPLAY QUEUE(*) OPPROCS"), StartsWith(imsb::msg::IMB1049E));
+  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(A) QMID", exec_status::unsupported),
+              StartsWith(imsb::msg::IMB1050E));
+  EXPECT_THAT(refused(c, "DISPLAY QLOCAL(A) NOSUCH"), StartsWith(imsb::msg::IMB1040E));
 }
 
 // With the running queue manager's status (exec_context::local_queue_status): asked for by name, with
@@ -801,18 +817,18 @@ TEST(Display, StatusAttributesOfARunningQueueManager) {
     return std::nullopt;
   };
   exec_outcome o = run(c, "DISPLAY QLOCAL(APP.*) CURDEPTH IPPROCS OPPROCS", running);
-  EXPECT_THAT(o.lines, ElementsAre("IMB1004I: Display queue details.",
+  EXPECT_THAT(o.lines, ElementsAre(std::string(imsb::msg::IMB1004I) + ": Display queue details.",
                                    "   QUEUE(APP.A)                            TYPE(QLOCAL)",
                                    "   CURDEPTH(7)                             IPPROCS(1)", "   OPPROCS(2)",
-                                   "IMB1004I: Display queue details.",
+                                   std::string(imsb::msg::IMB1004I) + ": Display queue details.",
                                    "   QUEUE(APP.B)                            TYPE(QLOCAL)",
                                    "   CURDEPTH(0)                             IPPROCS(0)", "   OPPROCS(0)"));
   o = run(c, "DISPLAY QUEUE(APP.*) WHERE(CURDEPTH GT 0)", running);
   EXPECT_THAT(o.lines,
-              ElementsAre("IMB1004I: Display queue details.",
+              ElementsAre(std::string(imsb::msg::IMB1004I) + ": Display queue details.",
                           "   QUEUE(APP.A)                            TYPE(QLOCAL)", "   CURDEPTH(7)"));
   o = run(c, "DISPLAY QLOCAL(APP.*) WHERE(OPPROCS LT 1) MAXDEPTH", running);  // WHERE's is shown too
-  EXPECT_THAT(o.lines, ElementsAre("IMB1004I: Display queue details.",
+  EXPECT_THAT(o.lines, ElementsAre(std::string(imsb::msg::IMB1004I) + ": Display queue details.",
                                    "   QUEUE(APP.B)                            TYPE(QLOCAL)",
                                    "   MAXDEPTH(5000)                          OPPROCS(0)"));
   // ALL, and one queue with nothing asked: in keyword order among the catalog's attributes.
@@ -827,7 +843,7 @@ TEST(Display, StatusAttributesOfARunningQueueManager) {
   EXPECT_THAT(all, HasSubstr("   OPPROCS(2)                              PROCESS( )\n")) << all;
   // Not for other queue types.
   EXPECT_THAT(refused(c, "DISPLAY QALIAS(APP.AL) CURDEPTH", exec_status::unsupported),
-              StartsWith("IMB1050E"));
+              StartsWith(imsb::msg::IMB1050E));
   o = run(c, "DISPLAY QALIAS(APP.AL)", running);
   for (const auto& l : o.lines) EXPECT_THAT(l, Not(HasSubstr("CURDEPTH"))) << l;
 }
@@ -845,7 +861,7 @@ TEST(Authrec, SetAddsAndRemovesAuthorities) {
   object_catalog c = fresh();
   exec_outcome o =
       run(c, "SET AUTHREC PROFILE(APP.**) OBJTYPE(QUEUE) PRINCIPAL('app1') AUTHADD(PUT, GET, INQ)");
-  EXPECT_THAT(o.lines, ElementsAre("IMB1027I: Authority record set."));
+  EXPECT_THAT(o.lines, ElementsAre(std::string(imsb::msg::IMB1027I) + ": Authority record set."));
   ASSERT_EQ(c.authrecs().size(), 1u);
   EXPECT_EQ(c.authrecs()[0].principal, "app1");
   EXPECT_THAT(c.authrecs()[0].authorities, ElementsAre("GET", "INQ", "PUT"));
@@ -853,7 +869,7 @@ TEST(Authrec, SetAddsAndRemovesAuthorities) {
   ASSERT_EQ(c.authrecs().size(), 1u);
   EXPECT_THAT(c.authrecs()[0].authorities, ElementsAre("BROWSE", "GET", "PUT"));
   exec_outcome d = run(c, "DISPLAY AUTHREC PROFILE(APP.**) OBJTYPE(QUEUE)");
-  EXPECT_THAT(d.lines, ElementsAre("IMB1029I: Display authority record details.",
+  EXPECT_THAT(d.lines, ElementsAre(std::string(imsb::msg::IMB1029I) + ": Display authority record details.",
                                    "   PROFILE(APP.**)                         ENTITY(app1)",
                                    "   ENTTYPE(PRINCIPAL)                      OBJTYPE(QUEUE)",
                                    "   AUTHLIST(BROWSE,GET,PUT)"));
@@ -864,15 +880,16 @@ TEST(Authrec, SetAddsAndRemovesAuthorities) {
 TEST(Authrec, MissingOrConflictingEntityFails) {
   object_catalog c = fresh();
   EXPECT_EQ(refused(c, "SET AUTHREC PROFILE(A) OBJTYPE(QUEUE) AUTHADD(PUT)"),
-            "IMB1046E: SET AUTHREC: keyword PRINCIPAL or GROUP is required");
+            std::string(imsb::msg::IMB1046E) + ": SET AUTHREC: keyword PRINCIPAL or GROUP is required");
   EXPECT_THAT(refused(c, "SET AUTHREC PROFILE(A) OBJTYPE(QUEUE) PRINCIPAL(X) GROUP(Y) AUTHADD(PUT)"),
-              StartsWith("IMB1048E"));
+              StartsWith(imsb::msg::IMB1048E));
   EXPECT_THAT(refused(c, "SET AUTHREC PROFILE(A) PRINCIPAL(X) AUTHADD(PUT)"),
               HasSubstr("OBJTYPE is required"));
   EXPECT_THAT(refused(c, "SET AUTHREC PROFILE(A) OBJTYPE(QUEUE) GROUP(G)"), HasSubstr("AUTHADD or AUTHRMV"));
   EXPECT_THAT(refused(c, "SET AUTHREC PROFILE(A) OBJTYPE(QUEUE) GROUP(G) AUTHADD(FLY)"),
-              StartsWith("IMB1041E"));
-  EXPECT_THAT(refused(c, "DELETE AUTHREC PROFILE(A) OBJTYPE(QUEUE) GROUP(G)"), StartsWith("IMB1044E"));
+              StartsWith(imsb::msg::IMB1041E));
+  EXPECT_THAT(refused(c, "DELETE AUTHREC PROFILE(A) OBJTYPE(QUEUE) GROUP(G)"),
+              StartsWith(imsb::msg::IMB1044E));
 }
 
 TEST(Authrec, QmgrProfileDefaultsToTheQueueManagerName) {
@@ -900,15 +917,17 @@ TEST(Authrec, DeletingAQueueDeletesItsAuthorityRecords) {
 TEST(Unsupported, CommandsOutOfScopeNameTheReason) {
   object_catalog c = fresh();
   EXPECT_EQ(refused(c, "DEFINE TOPIC(T1) TOPICSTR('a/b')", exec_status::unsupported),
-            "IMB1050E: DEFINE TOPIC(T1): " + mqsc::unsupported_reason("DEFINE", "TOPIC"));
-  EXPECT_THAT(refused(c, "DEFINE SERVICE(S1)", exec_status::unsupported), StartsWith("IMB1050E"));
+            std::string(imsb::msg::IMB1050E) +
+                ": DEFINE TOPIC(T1): " + mqsc::unsupported_reason("DEFINE", "TOPIC"));
+  EXPECT_THAT(refused(c, "DEFINE SERVICE(S1)", exec_status::unsupported), StartsWith(imsb::msg::IMB1050E));
 }
 
 TEST(Runtime, CommandsNeedARunningQueueManager) {
   object_catalog c = fresh();
   EXPECT_EQ(
       refused(c, "START CHANNEL(C1)"),
-      "IMB1049E: START CHANNEL(C1): queue manager not running: START CHANNEL needs a running queue manager");
+      std::string(imsb::msg::IMB1049E) +
+          ": START CHANNEL(C1): queue manager not running: START CHANNEL needs a running queue manager");
   for (std::string_view cmd :
        {"STOP LISTENER(L)", "DISPLAY QSTATUS(A)", "DISPLAY CHSTATUS(C)", "CLEAR QLOCAL(A)",
         "RESET TPIPE(T) XCFMNAME(M)", "SUSPEND QMGR FACILITY(IMSBRIDGE)", "RESUME QMGR"})
@@ -932,11 +951,11 @@ TEST(Runtime, DeleteQlocalNeedsTheMessagesSeen) {
     const exec_outcome o = run(c, cmd, stopped);
     EXPECT_EQ(o.status, exec_status::failed) << cmd;
     ASSERT_EQ(o.lines.size(), 1u) << cmd;
-    EXPECT_THAT(o.lines[0], StartsWith("IMB1049E: DELETE QLOCAL(A)")) << cmd;
+    EXPECT_THAT(o.lines[0], StartsWith(std::string(imsb::msg::IMB1049E) + ": DELETE QLOCAL(A)")) << cmd;
     EXPECT_THAT(o.lines[0], HasSubstr("MQRC_Q_NOT_EMPTY 2055")) << cmd;
     EXPECT_EQ(dump(c), before) << cmd;
   }
-  EXPECT_THAT(run(c, "DELETE QLOCAL(NOPE)", stopped).lines.at(0), StartsWith("IMB1044E"));
+  EXPECT_THAT(run(c, "DELETE QLOCAL(NOPE)", stopped).lines.at(0), StartsWith(imsb::msg::IMB1044E));
   EXPECT_EQ(run(c, "DELETE QALIAS(QA)", stopped).status, exec_status::ok);
   EXPECT_EQ(run(c, "DELETE QLOCAL(A)").status, exec_status::ok);  // messages seen (the default)
 }
@@ -962,9 +981,10 @@ TEST(RunScript, EchoesAndSummarises) {
   script_outcome o = run_script(c, "DEFINE QLOCAL(A)\nDEFINE QLOCAL(B) +\n  MAXDEPTH(5)\nDIS QL(A*)\n", ctx);
   EXPECT_THAT(
       o.lines,
-      ElementsAre("     1 : DEFINE QLOCAL(A)", "IMB1001I: Queue created.", "     2 : DEFINE QLOCAL(B) +",
-                  "       :   MAXDEPTH(5)", "IMB1001I: Queue created.", "     3 : DIS QL(A*)",
-                  "IMB1004I: Display queue details.",
+      ElementsAre("     1 : DEFINE QLOCAL(A)", std::string(imsb::msg::IMB1001I) + ": Queue created.",
+                  "     2 : DEFINE QLOCAL(B) +", "       :   MAXDEPTH(5)",
+                  std::string(imsb::msg::IMB1001I) + ": Queue created.", "     3 : DIS QL(A*)",
+                  std::string(imsb::msg::IMB1004I) + ": Display queue details.",
                   "   QUEUE(A)                                TYPE(QLOCAL)", "", "3 MQSC commands read.",
                   "No commands have a syntax error.", "All valid MQSC commands were processed."));
   EXPECT_EQ(o.read, 3u);
@@ -985,11 +1005,12 @@ TEST(RunScript, SyntaxErrorsAndFailuresInScriptOrder) {
   ASSERT_GE(o.lines.size(), 8u);
   EXPECT_EQ(o.lines[0], "     1 : DEFINE QLOCAL(A)");
   EXPECT_EQ(o.lines[2], "     2 : DEFINE QLOCAL(B) MAXDEPTH(5");
-  EXPECT_THAT(o.lines[3], AllOf(StartsWith("IMB1051E: MQSC syntax error: line 3"), HasSubstr("MAXDEPTH")));
+  EXPECT_THAT(o.lines[3], AllOf(StartsWith(std::string(imsb::msg::IMB1051E) + ": MQSC syntax error: line 3"),
+                                HasSubstr("MAXDEPTH")));
   EXPECT_EQ(o.lines[4], "     3 : DEFINE QLOCAL(A)");
-  EXPECT_THAT(o.lines[5], StartsWith("IMB1043E"));
+  EXPECT_THAT(o.lines[5], StartsWith(imsb::msg::IMB1043E));
   EXPECT_EQ(o.lines[6], "     4 : DEFINE TOPIC(T)");
-  EXPECT_THAT(o.lines[7], StartsWith("IMB1050E"));
+  EXPECT_THAT(o.lines[7], StartsWith(imsb::msg::IMB1050E));
   EXPECT_THAT(std::vector<std::string>(o.lines.end() - 3, o.lines.end()),
               ElementsAre("4 MQSC commands read.", "One command has a syntax error.",
                           "2 valid MQSC commands could not be processed."));
@@ -1019,7 +1040,7 @@ TEST(RunScript, EmptyScript) {
 }
 
 TEST(RunScript, SeedScenarioQueueManagerAlias) {
-  // seeds/002: a queue-manager alias on QM1 sends Q@QM3 to transmission queue QM2.
+  // IBM's example [C: QMALIAS]: a queue-manager alias on QM1 sends Q@QM3 to transmission queue QM2.
   object_catalog c = fresh();
   script_outcome o = run_script(c,
                                 "DEFINE QLOCAL(QM2) USAGE(XMITQ)\n"

@@ -30,15 +30,15 @@ TEST(ObjectTypes, MqscWordsRoundTrip) {
 }
 
 TEST(ObjectTypes, FourQueueTypesShareOneFamily) {
-  // spec/mq.md §6.3 [C]: a local queue and a model queue may not share a name.
+  // [C: NAMING-V6]: a local queue and a model queue may not share a name.
   for (auto t : {object_type::qlocal, object_type::qalias, object_type::qremote, object_type::qmodel})
     EXPECT_EQ(family_of(t), object_family::queue);
   EXPECT_EQ(family_of(object_type::channel), object_family::channel);
 }
 
 TEST(ObjectTypes, OnlyQueuesNamelistsAndProcessesAreFiles) {
-  // seeds/000: "Process definitions, queues, and namelists are represented in the file system; channels
-  // are not".
+  // IBM [C: FILENAMES-V6]: "Process definitions, queues, and namelists are represented in the file system;
+  // channels are not".
   EXPECT_EQ(files_folder(object_family::queue), "queues");
   EXPECT_EQ(files_folder(object_family::namelist), "namelist");
   EXPECT_EQ(files_folder(object_family::process), "procdef");
@@ -72,7 +72,7 @@ TEST(ObjectCatalog, PutGivesQueuesTheirFileNames) {
   object_catalog c("QM1", names::fs_profile::posix);
   auto f = c.put(make(object_type::qlocal, "QL.A"));
   ASSERT_TRUE(f.ok());
-  EXPECT_EQ(f.value(), "QL!A");  // spec/mq.md §8.2 [C] QIITA-DSPMQFLS
+  EXPECT_EQ(f.value(), "QL!A");  // [C: QIITA-DSPMQFLS]
   EXPECT_EQ(c.file_name_of(object_family::queue, "QL.A"), "QL!A");
   EXPECT_EQ(c.real_name_of(object_family::queue, "QL!A"), "QL.A");
   auto ch = c.put(make(object_type::channel, "TO.QM2"));
@@ -161,7 +161,7 @@ TEST(ObjectCatalog, ListIsInNameOrder) {
 }
 
 TEST(ObjectCatalog, SnapshotFeedsResolution) {
-  // seed 002 [C]: on QM1, QREMOTE(QM3) RNAME(' ') RQMNAME(QM3) XMITQ(QM2) sends Q@QM3 to xmitq QM2.
+  // [C: QMALIAS]: on QM1, QREMOTE(QM3) RNAME(' ') RQMNAME(QM3) XMITQ(QM2) sends Q@QM3 to xmitq QM2.
   object_catalog c("QM1", names::fs_profile::posix);
   c.qmgr().attrs["DEADQ"] = "DLQ";
   c.qmgr().attrs["DEFXMITQ"] = "";

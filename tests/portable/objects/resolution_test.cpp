@@ -50,7 +50,8 @@ queue_definition qremote(std::string name, std::string rname, std::string rqmnam
   return d;
 }
 
-// Seed 002 on the real queue manager: DEFINE QREMOTE(YOURQM) RQMNAME(REALQM) on REALQM.
+// IBM's queue-manager alias example [C: QMALIAS] on the real queue manager: DEFINE QREMOTE(YOURQM)
+// RQMNAME(REALQM) on REALQM.
 catalog_snapshot realqm() {
   catalog_snapshot c;
   c.qmgr.name = "REALQM";
@@ -59,7 +60,8 @@ catalog_snapshot realqm() {
   return c;
 }
 
-// QM1: seed 002 on "any other queue manager" plus one definition per rule of spec/mq.md §7.2.
+// QM1: the same example on "any other queue manager" plus one definition per rule of name resolution
+// (docs/design/queue-manager.md).
 catalog_snapshot qm1(std::string defxmitq = "") {
   catalog_snapshot c;
   c.qmgr.name = "QM1";
@@ -139,9 +141,10 @@ struct resolution_case {
 
 void PrintTo(const resolution_case& c, std::ostream* os) { *os << c.description; }
 
-// Expected results come from spec/mq.md §7.2 and seeds 001/002; each description names the MQRC.
+// Expected results come from IBM's name-resolution rules [C: NAMERES, NAMERES-CONV, QMALIAS] and the MQRC
+// pages [C: RC2087, RC2184, RC2196, RC2199]; each description names the MQRC.
 const std::vector<resolution_case> cases = {
-    // --- seed 002: queue-manager aliases ---------------------------------------------------------------
+    // --- queue-manager aliases [C: QMALIAS] ------------------------------------------------------------
     {"THISQ@YOURQM on REALQM → local THISQ, MQRC_NONE", op::output, cat::realqm, "THISQ", "YOURQM", MQRC_NONE,
      "THISQ", "REALQM", "THISQ", false},
     {"THISQ@YOURQM on QM1 → xmitq REALQM, header REALQM, MQRC_NONE", op::output, cat::qm1, "THISQ", "YOURQM",
@@ -163,7 +166,7 @@ const std::vector<resolution_case> cases = {
     {"Q@RQ (QREMOTE with RNAME is no QM alias) → MQRC_UNKNOWN_REMOTE_Q_MGR", op::output, cat::qm1, "Q", "RQ",
      MQRC_UNKNOWN_REMOTE_Q_MGR, "", "", "", false},
 
-    // --- seed 001 rule 1: QM name given, not local -----------------------------------------------------
+    // --- IBM's networking rule 1 [C: NAMERES-CONV]: QM name given, not local ---------------------------
     {"LQ@QM2 (xmitq named after the QM) → xmitq QM2, header (LQ, QM2), MQRC_NONE", op::output, cat::qm1, "LQ",
      "QM2", MQRC_NONE, "LQ", "QM2", "QM2", true},
     {"X@QM9, no xmitq, no DEFXMITQ → MQRC_UNKNOWN_REMOTE_Q_MGR", op::output, cat::qm1, "X", "QM9",
@@ -191,7 +194,7 @@ const std::vector<resolution_case> cases = {
     {"X@QM9 with DEFXMITQ SYSTEM.CLUSTER.TRANSMIT.QUEUE → MQRC_DEF_XMIT_Q_USAGE_ERROR", op::output,
      cat::qm1_def_cluster, "X", "QM9", MQRC_DEF_XMIT_Q_USAGE_ERROR, "", "", "", false},
 
-    // --- seed 001 rule 2: queue name alone ---------------------------------------------------------------
+    // --- IBM's networking rule 2 [C: NAMERES-CONV]: queue name alone -------------------------------------
     {"LQ@blank → local LQ, MQRC_NONE", op::output, cat::qm1, "LQ", "", MQRC_NONE, "LQ", "QM1", "LQ", false},
     {"LQ@QM1 (local QM named) → local LQ, MQRC_NONE", op::output, cat::qm1, "LQ", "QM1", MQRC_NONE, "LQ",
      "QM1", "LQ", false},
@@ -241,7 +244,7 @@ const std::vector<resolution_case> cases = {
     {"YOURQM opened as a queue name (QM alias, blank RNAME) → MQRC_REMOTE_Q_NAME_ERROR", op::output, cat::qm1,
      "YOURQM", "", MQRC_REMOTE_Q_NAME_ERROR, "", "", "", false},
 
-    // --- input, browse, set: local queues only (spec/mq.md §7.1) ----------------------------------------
+    // --- input, browse, set: local queues only [C: NAMERES] ---------------------------------------------
     {"input LQ → local LQ, MQRC_NONE", op::input, cat::qm1, "LQ", "", MQRC_NONE, "LQ", "QM1", "LQ", false},
     {"input AQ → alias to local LQ, MQRC_NONE", op::input, cat::qm1, "AQ", "", MQRC_NONE, "LQ", "QM1", "LQ",
      false},
@@ -258,7 +261,7 @@ const std::vector<resolution_case> cases = {
     {"input THISQ@YOURQM on REALQM (QM alias to self) → local THISQ, MQRC_NONE", op::input, cat::realqm,
      "THISQ", "YOURQM", MQRC_NONE, "THISQ", "REALQM", "THISQ", false},
 
-    // --- receiving MCA (seed 002 "Inbound messages") -----------------------------------------------------
+    // --- receiving MCA ([C: QMALIAS] "Inbound messages") -------------------------------------------------
     {"receiver on REALQM: header THISQ@YOURQM → local THISQ, QM name replaced, MQRC_NONE", op::receiver,
      cat::realqm, "THISQ", "YOURQM", MQRC_NONE, "THISQ", "REALQM", "THISQ", false, false, true},
     {"receiver on QM1: header THISQ@YOURQM → xmitq REALQM, header REALQM, MQRC_NONE", op::receiver, cat::qm1,
@@ -371,7 +374,7 @@ TEST(trim_name, stops_at_nul_and_strips_blanks) {
   EXPECT_EQ(trim_name(""), "");
 }
 
-// --- reply-to queue aliases, spec/mq.md §7.3 ----------------------------------------------------------
+// --- reply-to queue aliases [C: QREMOTE-USES, REPLYALIAS-WMB] -----------------------------------------
 
 TEST(reply_to_alias, qremote_replaces_both_names_when_qmgr_blank) {
   catalog_snapshot c = qm1();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "exec_test_support.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/objects/mqsc_exec.hpp"
 
 namespace imsb::objects {
@@ -47,12 +48,13 @@ std::vector<std::string> streamed(object_catalog& c, std::string_view script) {
 TEST(ScriptRunner, AnswersEachCommandOnTheLineThatCompletesIt) {
   object_catalog c = fresh();
   script_runner runner(c, ctx);
-  EXPECT_THAT(runner.feed_line("DEFINE QLOCAL(A)"),
-              ElementsAre("     1 : DEFINE QLOCAL(A)", "IMB1001I: Queue created."));
+  EXPECT_THAT(
+      runner.feed_line("DEFINE QLOCAL(A)"),
+      ElementsAre("     1 : DEFINE QLOCAL(A)", std::string(imsb::msg::IMB1001I) + ": Queue created."));
   EXPECT_NE(c.find(object_family::queue, "A"), nullptr);  // applied before the next line is read
   EXPECT_EQ(runner.changes(), 1u);
   EXPECT_THAT(runner.feed_line("DISPLAY QLOCAL(A) MAXDEPTH"),
-              AllOf(::testing::Contains("IMB1004I: Display queue details."),
+              AllOf(::testing::Contains(std::string(imsb::msg::IMB1004I) + ": Display queue details."),
                     ::testing::Contains(HasSubstr("MAXDEPTH(5000)"))));
   EXPECT_EQ(runner.changes(), 1u);  // DISPLAY changes nothing
 }
@@ -68,7 +70,7 @@ TEST(ScriptRunner, ContinuationWaitsForTheLastLine) {
   EXPECT_EQ(c.find(object_family::queue, "B"), nullptr);
   EXPECT_THAT(runner.feed_line("DESCR('x')"),
               ElementsAre("     1 : DEFINE QLOCAL(B) +", "       :    MAXDEPTH(5) -", "       : DESCR('x')",
-                          "IMB1001I: Queue created."));
+                          std::string(imsb::msg::IMB1001I) + ": Queue created."));
   EXPECT_FALSE(runner.in_command());
   ASSERT_NE(c.find(object_family::queue, "B"), nullptr);
   EXPECT_EQ(c.find(object_family::queue, "B")->text("MAXDEPTH"), "5");
@@ -86,7 +88,8 @@ TEST(ScriptRunner, SyntaxErrorNamesTheScriptLine) {
   EXPECT_THAT(runner.feed_line("* inside"), IsEmpty());
   const auto out = runner.feed_line("  MAXDEPTH(5");
   ASSERT_EQ(out.size(), 3u);
-  EXPECT_THAT(out[2], AllOf(StartsWith("IMB1051E: MQSC syntax error: line 5"), HasSubstr("MAXDEPTH")));
+  EXPECT_THAT(out[2], AllOf(StartsWith(std::string(imsb::msg::IMB1051E) + ": MQSC syntax error: line 5"),
+                            HasSubstr("MAXDEPTH")));
   EXPECT_EQ(c.find(object_family::queue, "C"), nullptr);
   const script_outcome end = runner.finish();
   EXPECT_EQ(end.syntax_errors, 1u);
@@ -111,9 +114,10 @@ TEST(ScriptRunner, FinishRunsACommandContinuedPastTheEnd) {
   script_runner runner(c, ctx);
   EXPECT_THAT(runner.feed_line("DEFINE QLOCAL(E) -"), IsEmpty());
   const script_outcome o = runner.finish();
-  EXPECT_THAT(o.lines, ElementsAre("     1 : DEFINE QLOCAL(E) -", "IMB1001I: Queue created.", "",
-                                   "One MQSC command read.", "No commands have a syntax error.",
-                                   "All valid MQSC commands were processed."));
+  EXPECT_THAT(o.lines,
+              ElementsAre("     1 : DEFINE QLOCAL(E) -",
+                          std::string(imsb::msg::IMB1001I) + ": Queue created.", "", "One MQSC command read.",
+                          "No commands have a syntax error.", "All valid MQSC commands were processed."));
   EXPECT_TRUE(o.changed);
   EXPECT_NE(c.find(object_family::queue, "E"), nullptr);
 }
@@ -124,8 +128,9 @@ TEST(ScriptRunner, CarriageReturnsAndEmbeddedNewlines) {
   // A Windows line end is dropped; a "line" holding '\n' is several lines.
   const auto out = runner.feed_line("DEFINE QLOCAL(F) +\r\n  MAXDEPTH(7)\r\nDEFINE QLOCAL(G)");
   EXPECT_THAT(out,
-              ElementsAre("     1 : DEFINE QLOCAL(F) +", "       :   MAXDEPTH(7)", "IMB1001I: Queue created.",
-                          "     2 : DEFINE QLOCAL(G)", "IMB1001I: Queue created."));
+              ElementsAre("     1 : DEFINE QLOCAL(F) +", "       :   MAXDEPTH(7)",
+                          std::string(imsb::msg::IMB1001I) + ": Queue created.", "     2 : DEFINE QLOCAL(G)",
+                          std::string(imsb::msg::IMB1001I) + ": Queue created."));
   EXPECT_EQ(runner.changes(), 2u);
   ASSERT_NE(c.find(object_family::queue, "F"), nullptr);
   EXPECT_EQ(c.find(object_family::queue, "F")->text("MAXDEPTH"), "7");
@@ -155,8 +160,8 @@ TEST(ScriptRunner, StreamedScriptGivesRunScriptsLines) {
   ASSERT_EQ(lines.size(), 17u);
   EXPECT_EQ(lines[0], "     1 : DEFINE QLOCAL(A) DESCR('Fr-");
   EXPECT_EQ(lines[1], "       : ed')");
-  EXPECT_THAT(lines[4], StartsWith("IMB1051E: MQSC syntax error: line 5"));
-  EXPECT_THAT(lines[6], StartsWith("IMB1043E"));  // A exists, no REPLACE
+  EXPECT_THAT(lines[4], StartsWith(std::string(imsb::msg::IMB1051E) + ": MQSC syntax error: line 5"));
+  EXPECT_THAT(lines[6], StartsWith(imsb::msg::IMB1043E));  // A exists, no REPLACE
   EXPECT_EQ(lines[7], "     4 : DEFINE QREMOTE(R) +");
   EXPECT_EQ(lines[8], "       :    RNAME(X) RQMNAME(QM2);");
   EXPECT_EQ(lines[12], "     6 : END");

@@ -1,4 +1,4 @@
-// Application data (spec/otma-xcf.md §1.8): LLZZ segments, LL big-endian and counting LLZZ.
+// Application data [C: IMS-APP]: LLZZ segments, LL big-endian and counting LLZZ.
 #include <gtest/gtest.h>
 
 #include "imsb/otma/application_data.hpp"
@@ -39,7 +39,7 @@ TEST(ApplicationData, ZZKeptAsReceived) {
   EXPECT_EQ(decode_ok(b).segments()[0].zz, 0x1234);
 }
 
-// §1.1: application data is "one or more IMS segments" [C]. The flag with nothing after it is a
+// Application data is "one or more IMS segments" [C: IMS-APP]. The flag with nothing after it is a
 // format error on the way in (the emulator NAKs it) and cannot be written on the way out.
 TEST(ApplicationData, FlagWithoutSegmentsIsRefused) {
   otma_message m = with_segments({});

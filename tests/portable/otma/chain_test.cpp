@@ -1,4 +1,4 @@
-// Multi-buffer messages (spec/otma-xcf.md §1.9): chain flags, send-sequence numbers, reassembly.
+// Multi-buffer messages [C: IMS-MSGS-CLI, IMS-MCI-X]: chain flags, send-sequence numbers, reassembly.
 #include <gtest/gtest.h>
 
 #include "imsb/otma/message.hpp"
@@ -179,7 +179,7 @@ TEST(Chain, LaterBufferWithPrefixSections) {
   EXPECT_EQ(r.error().field, "OTMA.chain[1].mci.prefix_flags");
 }
 
-// §1.5.4: "If the names do not fit in one buffer, chained multi-segment buffers are used" for
+// IBM: "If the names do not fit in one buffer, chained multi-segment buffers are used" for
 // SRVresynch [C: IMS-SD-SRV]: each buffer of the chain carries state data with more tpipe names.
 otma_message srvresynch_part(std::uint8_t chain_flags, std::initializer_list<const char*> names) {
   otma_message m = test::command_message(command::srvresynch);
@@ -229,7 +229,7 @@ TEST(Chain, EncodeSplitsSrvresynchNamesSymmetrically) {
 }
 
 TEST(Chain, OnlySrvresynchMayCarryStateDataInLaterBuffers) {
-  // A later buffer of an output message with state data is still refused (§1.9 [C]).
+  // A later buffer of an output message with state data is still refused [C: IMS-MSGS-CLI].
   otma_message m = transaction_with(2);
   m.mci.message_type = msg_type::data;
   auto buffers = chain_ok(m, 1);

@@ -1,5 +1,5 @@
-// The IBM sample messages of spec/otma-xcf.md §1.12 (tests/vectors/otma/): each decodes, re-encodes
-// byte for byte, and its IBM bytes read as IBM published them, field by field.
+// IBM's sample OTMA messages [C-hex: IMS-SAMPLE, IMS-SAMPLE-RS] (tests/vectors/otma/): each decodes,
+// re-encodes byte for byte, and its IBM bytes read as IBM published them, field by field.
 #include <gtest/gtest.h>
 
 #include "imsb/otma/message.hpp"
@@ -120,7 +120,7 @@ TEST(GoldenVectors, SrvresynchIsIBMsSample) {
   EXPECT_EQ(m.trailer, bytes(6, 0));
 }
 
-// IBM gives only `01 30 A0 00 2C 00 …` for the client ACK of SRVresynch (§1.12 [C-hex]); the rest of
+// IBM gives only `01 30 A0 00 2C 00 …` for the client ACK of SRVresynch [C-hex: IMS-SAMPLE-RS]; the rest of
 // the vector is ours [D]: the SRVresynch's bytes from MCI+6 on, echoed.
 TEST(GoldenVectors, SrvresynchAckFirstSixBytesAreIBMs) {
   bytes b = read_hex_vector("otma/srvresynch_ack.hex");
@@ -136,8 +136,8 @@ TEST(GoldenVectors, SrvresynchAckFirstSixBytesAreIBMs) {
   EXPECT_EQ(test::slice(b, 6, b.size() - 6), test::slice(srv, 6, srv.size() - 6));
 }
 
-// Which bytes of each vector are IBM's (spec/otma-xcf.md §1.12), and the file marks the first byte
-// that is not with a `# [D] completed:` comment (tests/vectors/otma/README.md).
+// Which bytes of each vector are IBM's ([C-hex: IMS-SAMPLE, IMS-SAMPLE-RS]), and the file marks the first
+// byte that is not with a `# [D] completed:` comment (tests/vectors/otma/README.md).
 TEST(GoldenVectors, IBMsBytesEndWhereTheFileSaysOursBegin) {
   const struct {
     const char* file;
@@ -186,7 +186,7 @@ TEST(GoldenVectors, TransactionFirst26BytesAreIBMsAndTotalIsD6) {
   EXPECT_EQ(m.mci.prefix_flags, prefix::state_data | prefix::security_data | prefix::application_data);
   EXPECT_EQ(m.mci.send_seq, 1u);
   ASSERT_EQ(kind_of(*m.state), state_data_kind::transaction);
-  // Ours [D]: CM0 with sync level CONFIRM, the only sync level CM0 supports (§2.3 [C]).
+  // Ours [D]: CM0 with sync level CONFIRM, the only sync level CM0 supports [C: TC-2021].
   EXPECT_EQ(std::get<transaction_state_data>(*m.state).sync_flags,
             sync_flags::commit_then_send | sync_flags::sync_level_confirm);
   EXPECT_EQ(b[mci_size + 3], 0x41);

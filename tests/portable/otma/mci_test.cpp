@@ -1,4 +1,4 @@
-// The 32-byte MCI: every field at its offset, every flag constant (spec/otma-xcf.md §1.2–§1.4).
+// The 32-byte MCI: every field at its offset, every flag constant [C: IMS-MCI, IMS-MCI-X, ICON-MCI].
 #include <gtest/gtest.h>
 
 #include "imsb/otma/mci.hpp"
@@ -25,7 +25,7 @@ TEST(Mci, DecodesEveryByteAtItsOffset) {
   EXPECT_EQ(bytes(m.mci.tpipe_name.raw.begin(), m.mci.tpipe_name.raw.end()), test::slice(b, 6, 8));
   EXPECT_EQ(m.mci.chain_flags, 0x8F);
   EXPECT_EQ(m.mci.prefix_flags, 0x0F);
-  EXPECT_EQ(m.mci.send_seq, 0x91929394u);  // big-endian, §6.1
+  EXPECT_EQ(m.mci.send_seq, 0x91929394u);  // big-endian [C-hex: IMS-SAMPLE]
   EXPECT_EQ(m.mci.sense_code, 0x9596);
   EXPECT_EQ(m.mci.reason_code, 0x9798);
   EXPECT_EQ(m.mci.recoverable_seq, 0x999A9B9Cu);
@@ -69,7 +69,7 @@ TEST(Mci, MessageTypeBits) {
   EXPECT_EQ(msg_type::command, 0x10);
   EXPECT_EQ(msg_type::commit_confirmation, 0x08);
   EXPECT_EQ(msg_type::sync_program_switch, 0x04);
-  // ACK of a client-bid = command + response (§1.3 [C-hex]); ACK of a transaction = X'60'.
+  // ACK of a client-bid = command + response [C-hex: IMS-SAMPLE-RS]; ACK of a transaction = X'60'.
   EXPECT_EQ(msg_type::command | msg_type::response, 0x30);
   EXPECT_EQ(msg_type::transaction | msg_type::response, 0x60);
 }

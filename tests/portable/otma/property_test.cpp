@@ -171,13 +171,13 @@ class generator {
       budget -= size + 2;
       se.subfields.push_back({type, data(size)});
     }
-    se.subfield_length = maybe_byte(0.3);  // byte 3 is reserved to IMS (§1.6 [C])
+    se.subfield_length = maybe_byte(0.3);  // byte 3 is reserved to IMS [C: IMS-SEC]
     return se;
   }
 
   application_data random_application() {
     application_data ap;
-    for (std::uint32_t n = 1 + below(6); n > 0; --n) {  // one or more segments (§1.1 [C])
+    for (std::uint32_t n = 1 + below(6); n > 0; --n) {  // one or more segments [C: IMS-APP]
       std::size_t size = chance(0.02) ? max_segment_size - llzz_size : below(300);
       ap.segments.push_back({static_cast<std::uint16_t>(chance(0.9) ? 0 : u16()), data(size)});
     }
@@ -232,7 +232,7 @@ TEST(Property, GeneratedChainsRoundTrip) {
     };
     std::size_t expected = count(m.segments().size(), per);
     const auto* srv = m.state ? std::get_if<srvresynch_state_data>(&*m.state) : nullptr;
-    if (srv) expected = std::max(expected, count(srv->tpipe_names.size(), per_names));  // §1.5.4 [C]
+    if (srv) expected = std::max(expected, count(srv->tpipe_names.size(), per_names));  // [C: IMS-SD-SRV]
     ASSERT_EQ(buffers->size(), expected) << "iteration " << i;
     auto back = decode_chain(std::vector<bytes_view>(buffers->begin(), buffers->end()));
     ASSERT_TRUE(back.ok()) << "iteration " << i << ": " << back.error().to_string();

@@ -1,5 +1,5 @@
 // Truncated and inconsistent lengths at each section: the error names the section and the offset,
-// and carries the [D] sense X'0003' prefix format error (spec/otma-xcf.md §1.1, §1.11).
+// and carries the [D] sense X'0003' prefix format error (docs/design/otma.md).
 #include <gtest/gtest.h>
 
 #include "imsb/otma/message.hpp"
@@ -126,7 +126,7 @@ TEST(SectionErrors, CutAtASectionBoundaryStillFailsWhileFlagsPromiseMore) {
   bytes b = encode_ok(full_message());
   expect_error(cut(b, us_at), "OTMA.user_data.length", us_at, "cut between SE and US");
   // Cut right after the user data: the application flag is set and no segment follows, but
-  // application data is "one or more IMS segments" (§1.1 [C]).
+  // application data is "one or more IMS segments" [C: IMS-APP].
   expect_error(cut(b, ap_at), "OTMA.application_data.segment[0].LL", ap_at, "flag without a segment");
 }
 

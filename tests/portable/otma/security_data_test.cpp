@@ -1,4 +1,4 @@
-// Security data (spec/otma-xcf.md §1.6): flag, subfield-length byte, len/type/data subfields.
+// Security data [C: IMS-SEC, ICON-SEC]: flag, subfield-length byte, len/type/data subfields.
 #include <gtest/gtest.h>
 
 #include "imsb/otma/message.hpp"
@@ -89,7 +89,7 @@ TEST(SecurityData, SetUserIdReplacesTheExistingSubfield) {
   EXPECT_EQ(se.user_id(), "BBBBBBBB");
 }
 
-// §1.6: IMS calls byte 3 "reserved" [C]; IMS Connect puts the subfields' length there [C: ICON-SEC],
+// IMS calls byte 3 "reserved" [C: IMS-SEC]; IMS Connect puts the subfields' length there [C: ICON-SEC],
 // but a sender that does not is still within IBM's definition. The subfields are walked by the
 // section length, and byte 3 comes back as it came.
 TEST(SecurityData, SubfieldLengthByteIsReservedAndKept) {

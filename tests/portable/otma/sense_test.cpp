@@ -1,5 +1,5 @@
-// Sense codes, the otma_sense category and the NAK ↔ MQ Feedback mapping (spec/otma-xcf.md §1.11,
-// spec/mq.md §4.1).
+// Sense codes, the otma_sense category and the NAK ↔ MQ Feedback mapping ([C: IMS-FB-CODES];
+// our codes for events IBM gives no value: [D], docs/design/otma.md).
 #include <gtest/gtest.h>
 
 #include <set>

@@ -1,4 +1,4 @@
-// State-data variants (spec/otma-xcf.md §1.5): selection by MCI+1/MCI+4, every field at its offset,
+// State-data variants [C: IMS-SD]: selection by MCI+1/MCI+4, every field at its offset,
 // extension bytes and unknown variants kept.
 #include <gtest/gtest.h>
 
@@ -110,7 +110,7 @@ TEST(TransactionStateData, DefaultsMeanNoOverridesAndNoExpiry) {
   EXPECT_EQ(slice(b, sd + 62, 8), bytes(8, 0x40));
 }
 
-// spec/otma-xcf.md §2.3: "CM0 supports only sync level CONFIRM" [C]; a default of CM0 with sync level
+// "CM0 supports only sync level CONFIRM" [C: TC-2021]; a default of CM0 with sync level
 // NONE would be a combination IMS does not run.
 TEST(TransactionStateData, DefaultIsCommitThenSendWithSyncLevelConfirm) {
   const transaction_state_data t;
@@ -205,7 +205,7 @@ bytes with_state_data(std::uint8_t command_type, const bytes& sd_body) {
   return b;
 }
 
-// §1.5.2: server-available shares the client-bid layout only "up to byte 34" [I]: IMS's member name
+// Server-available shares the client-bid layout only "up to byte 34" [I: IMS-SD-CB]: IMS's member name
 // and token. A section of 34 bytes is whole; what follows is kept byte for byte.
 TEST(ServerAvailableStateData, ThirtyFourBytesAreEnough) {
   const bytes body = hex("C9D4E2F1 40404040 40404040 40404040 00000001 00000002 01000001 00030002");
@@ -247,7 +247,7 @@ TEST(ServerAvailableStateData, ThirtyFourBytesAreEnough) {
   EXPECT_EQ(r3.error().offset, sd);
 }
 
-// §1.5.4: only bytes 0–18 of REPresynch are IBM's [C: IMS-SD-REP]; 19.. are [?], so a section that
+// Only bytes 0–18 of REPresynch are IBM's [C: IMS-SD-REP]; 19.. are [?], so a section that
 // stops after tpipe flag 1 is whole, and longer ones keep the rest raw.
 TEST(RepresynchStateData, NineteenBytesAreEnough) {
   const bytes body = hex("D1C2D1F0F0F0F0C5 00000007 00000009 04");
@@ -276,7 +276,7 @@ TEST(RepresynchStateData, NineteenBytesAreEnough) {
 }
 
 // encode_message refuses what decode_message would refuse: the state-data variant is chosen by the
-// MCI (§1.5), so any other variant would be written in a layout the decoder reads differently.
+// MCI [C: IMS-SD], so any other variant would be written in a layout the decoder reads differently.
 TEST(StateData, VariantMustBeTheOneTheMciCallsFor) {
   otma_message txn;
   txn.mci.message_type = msg_type::transaction;

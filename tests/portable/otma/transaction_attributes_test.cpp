@@ -1,4 +1,4 @@
-// Architected /DIS TRAN output (spec/otma-xcf.md §1.13).
+// Architected /DIS TRAN output [C: IMS-DISTRAN].
 #include <gtest/gtest.h>
 
 #include "imsb/otma/message.hpp"

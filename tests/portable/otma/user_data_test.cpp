@@ -1,4 +1,4 @@
-// User data (spec/otma-xcf.md §1.7): raw, ≤ 1024 bytes with its length; the [D] MQ layout.
+// User data [C: IMS-USR]: raw, ≤ 1024 bytes with its length; the [D] MQ layout (docs/design/otma.md).
 #include <gtest/gtest.h>
 
 #include "imsb/otma/message.hpp"

@@ -1,4 +1,4 @@
-// Our signed UTOKEN's layout (spec/otma-xcf.md §1.6, §3.2 [D]; utoken.hpp): encode, decode, every refusal.
+// Our signed UTOKEN's layout ([D], docs/design/otma.md; utoken.hpp): encode, decode, every refusal.
 #include "imsb/otma/utoken.hpp"
 
 #include <gtest/gtest.h>
@@ -127,7 +127,7 @@ TEST(UtokenErrors, ByteZeroNotTheLength) {
 }
 
 TEST(UtokenErrors, RacfTokenVersionIsNotOurs) {
-  // IBM's client-bid sample carries a RACF UTOKEN starting `50 01` (spec §1.12 [C-hex]).
+  // IBM's client-bid sample carries a RACF UTOKEN starting `50 01` [C-hex: IMS-SAMPLE].
   bytes g = hex(golden);
   g[1] = 0x01;
   expect_error(g, "UTOKEN.version", 1);

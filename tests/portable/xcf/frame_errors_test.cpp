@@ -146,7 +146,7 @@ TEST(XcfFrameErrors, OversizeIsRefusedFromTheHeader) {
     EXPECT_EQ(h.error().field, "XCFE.header.length");
     EXPECT_EQ(h.error().offset, 12u);
   }
-  // A caller's maximum above XCF's 128 MB is held to 128 MB (spec §4.5 [C]).
+  // A caller's maximum above XCF's 128 MB is held to 128 MB [C: XCF-MSGO].
   set_u32(wire, 12, hard_max_payload + 1);
   EXPECT_FALSE(decode_header(wire, 0xFFFFFFFF).ok());
   set_u32(wire, 12, hard_max_payload);
@@ -187,7 +187,7 @@ TEST(XcfFrameErrors, JoinNamesMustFollowTheXcfRules) {
     bytes wire = golden("join.hex");
     wire[c.field_at + c.byte] = c.value;
     if (c.field_at == member && c.byte == 0) {
-      EXPECT_TRUE(decode(wire).ok());  // '1MS1': XCF allows a leading digit (spec §4.2 [C])
+      EXPECT_TRUE(decode(wire).ok());  // '1MS1': XCF allows a leading digit [C: XCF-NAMES2]
       continue;
     }
     SCOPED_TRACE(c.field);

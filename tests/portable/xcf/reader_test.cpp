@@ -233,7 +233,7 @@ TEST(XcfReader, RawFramesLeaveAPayloadErrorToItsFrame) {
   const bytes join = imsb::test::read_hex_vector("xcf/join.hex");
   const bytes send = imsb::test::read_hex_vector("xcf/send.hex");
   bytes bad = join;
-  bad[header_size] = 0x81;  // group name starts with EBCDIC 'a': lowercase breaks spec §4.2 [C]
+  bad[header_size] = 0x81;  // group name starts with EBCDIC 'a': lowercase breaks XCF's rule [C: XCF-NAMES2]
   reader r;
   r.feed(join);
   r.feed(bad);

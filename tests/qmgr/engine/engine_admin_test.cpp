@@ -1,6 +1,7 @@
 // Authorization, MQSC through a connection, inquiries (queue_manager.hpp).
 
 #include "engine_fixture.hpp"
+#include "imsb/core/messages.hpp"
 
 namespace imsb::qmgr::test {
 namespace {
@@ -12,7 +13,7 @@ TEST_F(admin, ConnectWithoutAuthorityIs2035WithAnErrorLogLine) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(rc_of(refused.error()), mq::MQRC_NOT_AUTHORIZED);
   const std::string log = error_log();
-  EXPECT_NE(log.find("IMB1180E"), std::string::npos) << log;
+  EXPECT_NE(log.find(imsb::msg::IMB1180E), std::string::npos) << log;
   EXPECT_NE(log.find("alice"), std::string::npos) << log;
 }
 
@@ -40,7 +41,7 @@ TEST_F(admin, AuthrecsGrantConnectAndQueueAuthorities) {
 TEST_F(admin, MqscDefineThenPutAndTheDefinitionIsSaved) {
   auto& c = connect();
   const std::string out = mqsc(c, "DEFINE QLOCAL(NEW.Q) MAXDEPTH(1)\n");
-  EXPECT_NE(out.find("IMB1001I"), std::string::npos) << out;
+  EXPECT_NE(out.find(imsb::msg::IMB1001I), std::string::npos) << out;
   const auto h = open(c, "NEW.Q", mq::MQOO_OUTPUT | mq::MQOO_INPUT_SHARED);
   ASSERT_TRUE(put(c, h, "first", md(mq::MQPER_PERSISTENT)).ok());
   EXPECT_EQ(rc_of(put(c, h, "second").error()), mq::MQRC_Q_FULL);
@@ -57,10 +58,10 @@ TEST_F(admin, DeleteOfANonEmptyQueueIs2055UnlessPurge) {
   const auto h = open(c, "APP.IN", mq::MQOO_OUTPUT);
   ASSERT_TRUE(put(c, h, "x", md(mq::MQPER_PERSISTENT)).ok());
   std::string out = mqsc(c, "DELETE QLOCAL(APP.IN)\n", 10);
-  EXPECT_NE(out.find("IMB1184E"), std::string::npos) << out;  // open by c
+  EXPECT_NE(out.find(imsb::msg::IMB1184E), std::string::npos) << out;  // open by c
   ASSERT_TRUE(c.close(h).ok());
   out = mqsc(c, "DELETE QLOCAL(APP.IN)\n", 10);
-  EXPECT_NE(out.find("IMB1183E"), std::string::npos) << out;
+  EXPECT_NE(out.find(imsb::msg::IMB1183E), std::string::npos) << out;
   EXPECT_NE(out.find("2055"), std::string::npos) << out;
   out = mqsc(c, "DISPLAY QSTATUS(APP.IN)\n");
   EXPECT_NE(out.find("CURDEPTH(1)"), std::string::npos) << out;
@@ -81,21 +82,21 @@ TEST_F(admin, DeleteOfANonEmptyQueueIs2055UnlessPurge) {
 TEST_F(admin, ClearQlocalOfAQueueNotUsedYet) {
   auto& c = connect();
   std::string out = mqsc(c, "DEFINE QLOCAL(FRESH.Q)\nCLEAR QLOCAL(FRESH.Q)\n");
-  EXPECT_NE(out.find("IMB1185I"), std::string::npos) << out;
+  EXPECT_NE(out.find(imsb::msg::IMB1185I), std::string::npos) << out;
   restart();
   auto& d = connect();
   out = mqsc(d, "CLEAR QLOCAL(FRESH.Q)\nDELETE QLOCAL(FRESH.Q)\n");
-  EXPECT_NE(out.find("IMB1185I"), std::string::npos) << out;
-  EXPECT_NE(out.find("IMB1003I"), std::string::npos) << out;
+  EXPECT_NE(out.find(imsb::msg::IMB1185I), std::string::npos) << out;
+  EXPECT_NE(out.find(imsb::msg::IMB1003I), std::string::npos) << out;
   out = mqsc(d, "CLEAR QLOCAL(FRESH.Q)\n", 10);
-  EXPECT_NE(out.find("IMB1044E"), std::string::npos) << out;
+  EXPECT_NE(out.find(imsb::msg::IMB1044E), std::string::npos) << out;
 }
 
 TEST_F(admin, ClearQlocalAndInquireObjects) {
   auto& c = connect();
   ASSERT_TRUE(c.put1(mqi::object_descriptor{"REPLY", ""}, md(), bytes_view::of("x"), 0).ok());
   const std::string out = mqsc(c, "CLEAR QLOCAL(REPLY)\n");
-  EXPECT_NE(out.find("IMB1185I"), std::string::npos) << out;
+  EXPECT_NE(out.find(imsb::msg::IMB1185I), std::string::npos) << out;
   auto list = c.inquire_objects("QLOCAL", "REP*");
   ASSERT_TRUE(list.ok()) << list.error().to_string();
   ASSERT_EQ(list->size(), 1u);
@@ -121,13 +122,13 @@ TEST_F(admin, RuntimeCommandsGoToTheServersHandler) {
     seen = verb + " " + type + " " + name;
     EXPECT_EQ(qm_->connection_count(), 1u);  // the handler may call the queue manager
     if (name == "NONE") return std::nullopt;
-    return std::vector<std::string>{"IMB1229I: listener started"};
+    return std::vector<std::string>{std::string(imsb::msg::IMB1229I) + ": listener started"};
   });
   std::string out = mqsc(c, "START LISTENER(L1)\n");
   EXPECT_EQ(seen, "START LISTENER L1");
-  EXPECT_NE(out.find("IMB1229I"), std::string::npos) << out;
+  EXPECT_NE(out.find(imsb::msg::IMB1229I), std::string::npos) << out;
   out = mqsc(c, "STOP LISTENER(NONE)\n", 10);
-  EXPECT_NE(out.find("IMB1050E"), std::string::npos) << out;
+  EXPECT_NE(out.find(imsb::msg::IMB1050E), std::string::npos) << out;
 }
 
 }  // namespace

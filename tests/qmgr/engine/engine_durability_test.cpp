@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "engine_fixture.hpp"
+#include "imsb/core/messages.hpp"
 
 namespace imsb::qmgr::test {
 namespace {
@@ -324,7 +325,7 @@ TEST_F(checkpoint_race, ADeleteWaitsForTheCheckpointWritingQueueFiles) {
   deleter.join();
   EXPECT_TRUE(deleted.load());
   EXPECT_GT(qm_->statistics().log.checkpoints, 0u);
-  EXPECT_EQ(error_log().find("IMB1182E"), std::string::npos) << error_log();
+  EXPECT_EQ(error_log().find(imsb::msg::IMB1182E), std::string::npos) << error_log();
 }
 
 }  // namespace

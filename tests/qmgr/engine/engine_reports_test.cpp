@@ -1,7 +1,8 @@
-// Reports (COA, COD, expiration), the dead-letter queue and transmission queues (queue_manager.hpp,
-// spec/mq.md §2.3, §3, §7).
+// Reports (COA, COD, expiration), the dead-letter queue and transmission queues (queue_manager.hpp;
+// [C: JAVA-MQRO, DLH-DOC, XQH-DOC]).
 
 #include "engine_fixture.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/mq/mqdlh.hpp"
 #include "imsb/mq/mqxqh.hpp"
 
@@ -107,7 +108,7 @@ TEST_F(reports, AReportThatFitsNowhereIsDiscardedWithAnErrorLogLine) {
   const auto h = open(c, "APP.IN", mq::MQOO_OUTPUT);
   ASSERT_TRUE(put(c, h, "x", asking(mq::MQRO_COA, "NO.SUCH.REPLY")).ok());
   const std::string log = error_log();
-  EXPECT_NE(log.find("IMB1181E"), std::string::npos) << log;
+  EXPECT_NE(log.find(imsb::msg::IMB1181E), std::string::npos) << log;
   EXPECT_NE(log.find("NO.SUCH.REPLY"), std::string::npos) << log;
 }
 

@@ -1,4 +1,4 @@
-// The fourth review's findings on the engine, each a test that failed before its fix: context
+// Defects once found in the engine (F1-F8 below), each a test that failed before its fix: context
 // options and their authority, authority through a transmission queue, unknown option bits, COA/COD
 // on transmission queues, MSGDLVSQ(FIFO), CLEAR/DELETE against the log, old handles after DELETE and
 // DEFINE, MAXUMSGS, the hobj wrap and MQPMO_FAIL_IF_QUIESCING.
@@ -15,6 +15,7 @@
 #include <cstdlib>
 
 #include "engine_fixture.hpp"
+#include "imsb/core/messages.hpp"
 #include "imsb/qmgr/connect.hpp"
 #include "imsb/qmgr/server.hpp"
 
@@ -324,7 +325,7 @@ TEST_F(clear_review, ClearAndDeletePurgeFailWhenTheLogDoes) {
   ASSERT_TRUE(c.close(h).ok());
   refuse_append = mq::MQRC_Q_SPACE_NOT_AVAILABLE;
   const std::string out = mqsc(c, "CLEAR QLOCAL(APP.IN)\nDELETE QLOCAL(APP.IN) PURGE\n", 10);
-  EXPECT_NE(out.find("IMB1188E"), std::string::npos) << out;
+  EXPECT_NE(out.find(imsb::msg::IMB1188E), std::string::npos) << out;
   refuse_append = 0;
   restart();
   auto& c2 = connect();

@@ -1,4 +1,4 @@
-// make_dead_letter and make_xmit, decoded back with the MQDLH and MQXQH codecs (spec/mq.md §3.1–3.2, §7.4).
+// make_dead_letter and make_xmit, decoded back with the MQDLH and MQXQH codecs [C: DLH-DOC, XQH-DOC].
 
 #include <gtest/gtest.h>
 
@@ -118,7 +118,7 @@ TEST(MakeXmit, HeaderThenData) {
   EXPECT_EQ(out.md, expect);
 }
 
-// As the queue manager puts it, the separate MQMD's origin is the queue manager (spec/mq.md §7.4 [I]);
+// As the queue manager puts it, the separate MQMD's origin is the queue manager [I: XQH-DOC];
 // the embedded MQMD keeps the application's.
 TEST(MakeXmit, SeparateMdOriginIsTheQueueManager) {
   const mq::mqmd orig = original();

@@ -1,5 +1,5 @@
-// check_put_headers (MQRC_IIH_ERROR 2148 for each bad MQIIH field, in both encodings: spec/mq.md §1.7)
-// and the expiry arithmetic (spec/mq.md §2.5).
+// check_put_headers (MQRC_IIH_ERROR 2148 for each bad MQIIH field, in both encodings [C: RC2148])
+// and the expiry arithmetic [C: EXPIRY-DOC].
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // prepare_put: each MQRC it returns, the MsgId it generates, each context option with and without
-// authority, and priority/persistence "as queue definition" (spec/mq.md §2.2–2.5).
+// authority, and priority/persistence "as queue definition" [C: CMQC-PY].
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // make_report: each kind, with and without data, and the MsgId/CorrelId/discard/expiry options of the
-// original (spec/mq.md §2.3).
+// original [C: JAVA-MQRO, XMS-PASSCORREL, XMS-PASSMSGID].
 
 #include <gtest/gtest.h>
 
@@ -89,8 +89,8 @@ TEST(MakeReport, DataNoneFirstHundredOrAll) {
   }
 }
 
-// WITH_DATA keeps the MQ headers at the front whole, then 100 bytes of application data (spec/mq.md §2.3
-// [I]): a report of Format MQDEAD with only 100 of the MQDLH's 172 bytes would not decode.
+// WITH_DATA keeps the MQ headers at the front whole, then 100 bytes of application data
+// [I: JAVA-MQRO]: a report of Format MQDEAD with only 100 of the MQDLH's 172 bytes would not decode.
 TEST(MakeReport, WithDataKeepsTheHeadersWhole) {
   const bytes app = data_of(300);
   // An MQIIH message (the headers in the original's encoding and CCSID).

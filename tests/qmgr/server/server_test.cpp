@@ -28,6 +28,7 @@
 #include <string>
 #include <thread>
 
+#include "imsb/core/messages.hpp"
 #include "imsb/mq/constants.hpp"
 #include "imsb/mqi/client_protocol.hpp"
 #include "imsb/objects/mqsc_exec.hpp"
@@ -178,7 +179,7 @@ class server_test : public ::testing::Test {
     s << in.rdbuf();
     return s.str();
   }
-  static std::size_t count(const std::string& text, const std::string& what) {
+  static std::size_t count(const std::string& text, std::string_view what) {
     std::size_t n = 0;
     for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
     return n;
@@ -279,7 +280,7 @@ TEST_F(server_test, a_wrong_queue_manager_name_is_refused) {
   const auto* r = std::get_if<wire::connect_response>(&d->value().value);
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->st.reason, mq::MQRC_Q_MGR_NAME_ERROR);
-  EXPECT_NE(error_log().find("IMB1203E"), std::string::npos);
+  EXPECT_NE(error_log().find(imsb::msg::IMB1203E), std::string::npos);
 
   // A queue manager that does not run: nothing answers on its socket.
   connect_options o;
@@ -323,7 +324,7 @@ TEST_F(server_test, bad_frames_close_the_connection_and_are_logged) {
     EXPECT_TRUE(got.empty()) << bc.what;
     ::close(fd);
     auto log = error_log();
-    EXPECT_EQ(count(log, "IMB1200E"), ++logged) << bc.what << "\n" << log;
+    EXPECT_EQ(count(log, imsb::msg::IMB1200E), ++logged) << bc.what << "\n" << log;
     // Still serving.
     auto c = bindings();
     ASSERT_TRUE(c.ok()) << bc.what << ": " << c.error().to_string();
@@ -347,7 +348,7 @@ TEST_F(server_test, bad_frames_close_the_connection_and_are_logged) {
   EXPECT_TRUE(closed_by_peer(fd, &got));
   EXPECT_FALSE(got.empty());  // the connect response came before the close
   ::close(fd);
-  EXPECT_EQ(count(error_log(), "IMB1200E"), logged + 1);
+  EXPECT_EQ(count(error_log(), imsb::msg::IMB1200E), logged + 1);
 }
 
 TEST_F(server_test, a_client_that_goes_inside_a_unit_of_work_is_backed_out) {
@@ -375,7 +376,7 @@ TEST_F(server_test, a_client_that_goes_inside_a_unit_of_work_is_backed_out) {
   ASSERT_TRUE(m.ok()) << m.error().to_string();
   EXPECT_EQ(text_of(m->data), "precious");
   EXPECT_EQ(m->md.backout_count, 1);
-  EXPECT_EQ(count(error_log(), "IMB1202W"), 1u) << error_log();
+  EXPECT_EQ(count(error_log(), imsb::msg::IMB1202W), 1u) << error_log();
 }
 
 TEST_F(server_test, tcp_logins_are_checked_against_the_credential_file) {
@@ -397,7 +398,7 @@ TEST_F(server_test, tcp_logins_are_checked_against_the_credential_file) {
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(rc_of(none.error()), mq::MQRC_NOT_AUTHORIZED);
   auto log = error_log();
-  EXPECT_EQ(count(log, "IMB1201E"), 3u) << log;
+  EXPECT_EQ(count(log, imsb::msg::IMB1201E), 3u) << log;
   EXPECT_NE(log.find("user 'alice' from 127.0.0.1("), std::string::npos) << log;
   EXPECT_EQ(log.find("battery staple"), std::string::npos);  // never a password in the log
 
@@ -415,7 +416,7 @@ TEST_F(server_test, tcp_logins_are_checked_against_the_credential_file) {
   auto refused = (*ok)->open({"Q2", ""}, mq::MQOO_OUTPUT);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(rc_of(refused.error()), mq::MQRC_NOT_AUTHORIZED);
-  EXPECT_GE(count(error_log(), "IMB1180E"), 1u);
+  EXPECT_GE(count(error_log(), imsb::msg::IMB1180E), 1u);
 
   ASSERT_TRUE(srv_->stop_listener("TEST.TCP").ok());
   EXPECT_TRUE(srv_->listeners().empty());
@@ -428,7 +429,7 @@ TEST_F(server_test, tcp_logins_are_checked_against_the_credential_file) {
 
 TEST_F(server_test, start_and_stop_listener_commands) {
   mqsc("DEFINE LISTENER(L.TEST) TRPTYPE(TCP) PORT(0) IPADDR('127.0.0.1')\nSTART LISTENER(L.TEST)\n");
-  EXPECT_NE(last_mqsc_.find("IMB1204I"), std::string::npos) << last_mqsc_;
+  EXPECT_NE(last_mqsc_.find(imsb::msg::IMB1204I), std::string::npos) << last_mqsc_;
   auto ls = srv_->listeners();
   ASSERT_EQ(ls.size(), 1u);
   EXPECT_EQ(ls[0].name, "L.TEST");
@@ -443,7 +444,7 @@ TEST_F(server_test, start_and_stop_listener_commands) {
   ASSERT_TRUE(again.ok());
   EXPECT_NE(again->exit_code, 0);
   mqsc("STOP LISTENER(L.TEST)\n");
-  EXPECT_NE(last_mqsc_.find("IMB1205I"), std::string::npos) << last_mqsc_;
+  EXPECT_NE(last_mqsc_.find(imsb::msg::IMB1205I), std::string::npos) << last_mqsc_;
   EXPECT_TRUE(srv_->listeners().empty());
   auto missing = a->mqsc("START LISTENER(NO.SUCH)\n");
   ASSERT_TRUE(missing.ok());
@@ -496,7 +497,7 @@ TEST_F(server_user_test, unauthorized_put_and_get_are_refused_and_logged) {
        "SET AUTHREC PROFILE(Q1) OBJTYPE(QUEUE) PRINCIPAL('someoneelse') AUTHADD(PUT,GET)\n");
   auto c = bindings();
   ASSERT_TRUE(c.ok()) << c.error().to_string();
-  std::size_t before = count(error_log(), "IMB1180E");
+  std::size_t before = count(error_log(), imsb::msg::IMB1180E);
   auto put_open = (*c)->open({"Q1", ""}, mq::MQOO_OUTPUT);
   ASSERT_FALSE(put_open.ok());
   EXPECT_EQ(rc_of(put_open.error()), mq::MQRC_NOT_AUTHORIZED);
@@ -508,7 +509,7 @@ TEST_F(server_user_test, unauthorized_put_and_get_are_refused_and_logged) {
   ASSERT_FALSE(get_open.ok());
   EXPECT_EQ(rc_of(get_open.error()), mq::MQRC_NOT_AUTHORIZED);
   auto log = error_log();
-  EXPECT_GE(count(log, "IMB1180E"), before + 3) << log;
+  EXPECT_GE(count(log, imsb::msg::IMB1180E), before + 3) << log;
   EXPECT_NE(log.find(test_user()), std::string::npos);
 }
 
@@ -638,7 +639,7 @@ TEST_F(server_tls_test, client_certificate_or_password_over_tls) {
   // A plain client on a TLS listener: no MQI, and the server logs the failed handshake.
   auto plain = tcp(*port, "bob", "pw");
   ASSERT_FALSE(plain.ok());
-  EXPECT_NE(error_log().find("IMB1203E"), std::string::npos) << error_log();
+  EXPECT_NE(error_log().find(imsb::msg::IMB1203E), std::string::npos) << error_log();
 }
 
 TEST_F(server_tls_test, a_consumer_over_tls_is_woken_by_a_put_and_by_mqctl) {
@@ -778,7 +779,7 @@ std::size_t thread_count() {
   return n;
 }
 
-// Review finding 1: an unauthenticated peer cannot fill the error log. The connect frame's body is capped
+// An unauthenticated peer cannot fill the error log. The connect frame's body is capped
 // before it is read, and a peer's strings are cut and escaped in log lines.
 TEST_F(server_test, a_huge_connect_frame_cannot_fill_the_log) {
   auto before = error_log().size();
@@ -791,7 +792,7 @@ TEST_F(server_test, a_huge_connect_frame_cannot_fill_the_log) {
   ::close(fd);
   auto log = error_log();
   EXPECT_LT(log.size() - before, 4096u);
-  EXPECT_EQ(count(log, "IMB1200E"), 1u) << log.substr(0, 2000);
+  EXPECT_EQ(count(log, imsb::msg::IMB1200E), 1u) << log.substr(0, 2000);
 
   // A small frame with a forged line and a long name: one line, escaped, cut.
   fd = raw_socket();
@@ -815,7 +816,7 @@ TEST_F(server_test, a_huge_connect_frame_cannot_fill_the_log) {
   ASSERT_TRUE(bindings().ok());
 }
 
-// Review finding 7: a request the protocol cannot carry is refused before anything is sent.
+// A request the protocol cannot carry is refused before anything is sent.
 TEST_F(server_test, a_request_the_protocol_refuses_is_not_sent) {
   auto c = bindings();
   ASSERT_TRUE(c.ok()) << c.error().to_string();
@@ -829,7 +830,7 @@ TEST_F(server_test, a_request_the_protocol_refuses_is_not_sent) {
   put(**c, "Q1", "still connected", mq::MQPMO_NO_SYNCPOINT);
 }
 
-// Review finding 5: over TCP nobody administers implicitly, not even the daemon's own user name.
+// Over TCP nobody administers implicitly, not even the daemon's own user name.
 TEST_F(server_test, a_tcp_login_as_the_daemons_user_is_not_an_administrator) {
   auto me = test_user();
   ASSERT_TRUE(credentials::set_password(credential_file(), me, "pw").ok());
@@ -851,7 +852,7 @@ TEST_F(server_test, a_tcp_login_as_the_daemons_user_is_not_an_administrator) {
   EXPECT_EQ(rb->exit_code, 0);
 }
 
-// Review finding 4: a queue manager that stops answering after connect: the call returns
+// A queue manager that stops answering after connect: the call returns
 // MQRC_CONNECTION_BROKEN after the call margin instead of blocking for ever.
 TEST_F(server_test, a_call_the_server_never_answers_breaks_after_the_margin) {
   scoped_env margin{"IMSB_CLIENT_CALL_TIMEOUT_MS", "400"};
@@ -922,7 +923,7 @@ class server_login_limits_test : public server_test {
   }
 };
 
-// Review finding 2: silent sockets hold no more than max_login_pending threads and lock nobody out.
+// Silent sockets hold no more than max_login_pending threads and lock nobody out.
 TEST_F(server_login_limits_test, silent_sockets_cannot_lock_out_a_real_user) {
   auto threads_before = thread_count();
   std::vector<int> silent;
@@ -942,10 +943,10 @@ TEST_F(server_login_limits_test, silent_sockets_cannot_lock_out_a_real_user) {
     ::close(fd);
   }
   EXPECT_GE(closed, 8u);
-  EXPECT_LE(count(error_log(), "IMB1203E"), 2u) << error_log();  // once per burst, not per socket
+  EXPECT_LE(count(error_log(), imsb::msg::IMB1203E), 2u) << error_log();  // once per burst, not per socket
 }
 
-// Review finding 3: one login deadline, not one per read: a peer dripping a byte at a time is closed.
+// One login deadline, not one per read: a peer dripping a byte at a time is closed.
 TEST_F(server_limits_test, a_dripping_peer_is_closed_at_the_login_deadline) {
   int fd = raw_socket();
   std::string header = "IMQF" + be32(100) + std::string("\0\1\0\1", 4);

@@ -1,4 +1,4 @@
-// How clients find a daemon's bindings socket (connect.cpp, issue 5 review): the daemon's runtime folder,
+// How clients find a daemon's bindings socket (connect.cpp): the daemon's runtime folder,
 // the path it records in <qmgr dir>/qmanager/bindings, the server-uid check, no password over bindings;
 // and runmqlsr's --address check and strmqm's --ini check (daemon.cpp).
 
@@ -19,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "imsb/core/messages.hpp"
 #include "imsb/mq/constants.hpp"
 #include "imsb/objects/mqsc_exec.hpp"
 #include "imsb/qmgr/connect.hpp"
@@ -261,7 +262,7 @@ TEST(runmqlsr_address, is_checked_before_it_goes_into_mqsc) {
   std::ostringstream out, err;
   const int rc = runmqlsr({"-m", "QM1", "-p", "1414", "--address", "127.0.0.1') CONTROL(QMGR"}, out, err);
   EXPECT_EQ(rc, 20);
-  EXPECT_NE(err.str().find("IMB1155E"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find(imsb::msg::IMB1155E), std::string::npos) << err.str();
   EXPECT_NE(err.str().find("--address"), std::string::npos) << err.str();
 }
 
@@ -275,7 +276,7 @@ TEST_F(bindings_test, strmqm_refuses_an_ini_with_an_unknown_key_or_half_a_tls_se
     std::ostringstream out, err;
     const int rc = strmqm({"--prefix", prefix(), "--ini", ini, "QM1"}, out, err);
     EXPECT_EQ(rc, 20) << text;
-    EXPECT_NE(err.str().find("IMB1155E"), std::string::npos) << text << err.str();
+    EXPECT_NE(err.str().find(imsb::msg::IMB1155E), std::string::npos) << text << err.str();
   }
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "imsb/core/messages.hpp"
 #include "imsb/mq/codes.hpp"
 #include "imsb/mq/constants.hpp"
 #include "imsb/mq/mqdlh.hpp"
@@ -256,7 +257,7 @@ TEST(mqput, data_from_a_file_and_from_standard_input) {
   {
     harness h;
     EXPECT_EQ(h.put({"--file", "/nonexistent/imsb/file", "Q"}), 20);
-    EXPECT_THAT(h.err.str(), HasSubstr("IMB1238E"));
+    EXPECT_THAT(h.err.str(), HasSubstr(imsb::msg::IMB1238E));
     EXPECT_EQ(h.connects, 0);
   }
 }
@@ -277,7 +278,7 @@ TEST(mqput, usage_errors_connect_to_nothing) {
   for (const auto& args : bad) {
     harness h;
     EXPECT_EQ(h.put(args), 20) << ::testing::PrintToString(args);
-    EXPECT_THAT(h.err.str(), HasSubstr("IMB1237E")) << ::testing::PrintToString(args);
+    EXPECT_THAT(h.err.str(), HasSubstr(imsb::msg::IMB1237E)) << ::testing::PrintToString(args);
     EXPECT_EQ(h.connects, 0);
   }
 }
@@ -288,7 +289,7 @@ TEST(mqput, an_mqi_error_prints_the_mqrc_name_and_number) {
     EXPECT_CALL(*h.conn, put1(_, _, _, _))
         .WillOnce(Return(result<mqi::put_result>(mqrc_error(2053, "queue Q is full"))));
     EXPECT_EQ(h.put({"Q", "x"}), 20);
-    EXPECT_THAT(h.err.str(), HasSubstr("IMB1233E"));
+    EXPECT_THAT(h.err.str(), HasSubstr(imsb::msg::IMB1233E));
     EXPECT_THAT(h.err.str(), HasSubstr("MQRC_Q_FULL (2053)"));
     EXPECT_EQ(h.out.str(), "");
   }
@@ -296,7 +297,7 @@ TEST(mqput, an_mqi_error_prints_the_mqrc_name_and_number) {
     harness h;
     h.refuse = mqrc_error(2059, "nothing answers on /tmp/x.sock");
     EXPECT_EQ(h.put({"-m", "QMX", "Q", "x"}), 20);
-    EXPECT_THAT(h.err.str(), HasSubstr("IMB1236E"));
+    EXPECT_THAT(h.err.str(), HasSubstr(imsb::msg::IMB1236E));
     EXPECT_THAT(h.err.str(), HasSubstr("MQRC_Q_MGR_NOT_AVAILABLE (2059)"));
     EXPECT_THAT(h.err.str(), HasSubstr("QMX"));
   }
@@ -323,7 +324,7 @@ TEST(mqget, no_message_exits_2) {
   EXPECT_CALL(*h.conn, get(5, _)).WillOnce(Return(result<mqi::message>(mqrc_error(2033, "no message"))));
   EXPECT_EQ(h.get({"Q"}), 2);
   EXPECT_NE(oo & mq::MQOO_INPUT_AS_Q_DEF, 0);
-  EXPECT_THAT(h.err.str(), HasSubstr("IMB1235W"));
+  EXPECT_THAT(h.err.str(), HasSubstr(imsb::msg::IMB1235W));
   EXPECT_THAT(h.err.str(), HasSubstr("MQRC_NO_MSG_AVAILABLE (2033)"));
   EXPECT_EQ(h.out.str(), "");
 }
@@ -392,7 +393,7 @@ TEST(mqget, browse_first_then_next_and_all_waits_for_the_first_only) {
     EXPECT_EQ(reqs[i].options & mq::MQGMO_WAIT, 0);
   }
   EXPECT_EQ(reqs[0].match_options, mq::MQMO_NONE);
-  EXPECT_THAT(h.err.str(), ::testing::Not(HasSubstr("IMB1235W")));
+  EXPECT_THAT(h.err.str(), ::testing::Not(HasSubstr(imsb::msg::IMB1235W)));
 }
 
 TEST(mqget, errors_print_the_mqrc) {
@@ -401,7 +402,7 @@ TEST(mqget, errors_print_the_mqrc) {
     EXPECT_CALL(*h.conn, open(_, _))
         .WillOnce(Return(result<mqi::open_result>(mqrc_error(2085, "no queue NOPE"))));
     EXPECT_EQ(h.get({"NOPE"}), 20);
-    EXPECT_THAT(h.err.str(), HasSubstr("IMB1234E"));
+    EXPECT_THAT(h.err.str(), HasSubstr(imsb::msg::IMB1234E));
     EXPECT_THAT(h.err.str(), HasSubstr("MQRC_UNKNOWN_OBJECT_NAME (2085)"));
   }
   {
@@ -419,7 +420,7 @@ TEST(mqget, errors_print_the_mqrc) {
                                                                 {"--browse", "--syncpoint", "Q"}}) {
     harness h;
     EXPECT_EQ(h.get(args), 20) << ::testing::PrintToString(args);
-    EXPECT_THAT(h.err.str(), HasSubstr("IMB1237E"));
+    EXPECT_THAT(h.err.str(), HasSubstr(imsb::msg::IMB1237E));
     EXPECT_EQ(h.connects, 0);
   }
 }

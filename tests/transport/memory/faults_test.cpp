@@ -1,5 +1,5 @@
-// Fault injection on the in-memory sysplex (STYLE.md, Seastar): each test names the real-world failure
-// it reproduces and checks what the members see.
+// Fault injection on the in-memory sysplex (as Seastar's tests inject faults on purpose): each test names the
+// real-world failure it reproduces and checks what the members see.
 
 #include <gtest/gtest.h>
 
@@ -124,8 +124,8 @@ TEST_F(three_members, DuplicateDeliversTheMessageTwice) {
   EXPECT_EQ(count(plex.traffic(), wire_record::what::duplicated), 1u);
 }
 
-// XCF without DELIVERMSG=ORDERED: OTMA send-then-commit output arriving in any order (TIBCO's warning,
-// spec §4.5 [C]).
+// XCF without DELIVERMSG=ORDERED: OTMA send-then-commit output arriving in any order (TIBCO's warning
+// [C: TIBCO-SUB]).
 TEST_F(three_members, ReorderReversesADueBatchOfUnorderedMessages) {
   plex.faults().reorder(message_filter::between("IMS1", "MQ1"), reorder_mode::reverse);
   for (const char* s : {"1", "2", "3", "4"}) ASSERT_EQ(send(*ims, "MQ1", s, false), codes::ok);
@@ -317,7 +317,7 @@ TEST_F(three_members, StoppedHeartbeatsGiveStatusMissingThenFailure) {
 }
 
 // The link drops and comes back before IMS's handler heard of the loss, then IMS leaves: the link-loss
-// events still queued must not run after its own IXCLEAVE (spec §4.6 [C]).
+// events still queued must not run after its own IXCLEAVE [C: XCF-STATES].
 TEST_F(three_members, LinkLossEventsAreNotDeliveredAfterTheMembersOwnLeave) {
   ASSERT_EQ(plex.faults().disconnect("OTMAGRP", "IMS1"), codes::ok);
   ASSERT_EQ(plex.faults().reconnect("OTMAGRP", "IMS1"), codes::was_failed);

@@ -1,4 +1,4 @@
-// IXCJOIN on the in-memory sysplex: every return code of spec/otma-xcf.md §4.3 [C] and README "Join" [D].
+// IXCJOIN on the in-memory sysplex: every return code [C: XCF-JOIN] and transport/README.md "Join" [D].
 
 #include <gtest/gtest.h>
 
@@ -103,9 +103,9 @@ TEST(MemoryJoin, NamesBreakingXcfRulesAre8_14) {
     EXPECT_EQ(n->result.code, codes::bad_name) << group << "/" << member;
     EXPECT_FALSE(n->result.joined);
   }
-  // XCF's own rules allow # and a leading digit (spec §4.2 [C]) ...
+  // XCF's own rules allow # and a leading digit [C: XCF-NAMES2] ...
   EXPECT_EQ(join(plex, request("G#1", "1M#"))->result.code, codes::first_active);
-  // ... the bridge's do not (spec §4.2 [D]).
+  // ... the bridge's do not [D].
   memory_sysplex_options o;
   o.name_rules = names::xcf_rules::bridge;
   memory_sysplex bridge(o);
@@ -202,7 +202,7 @@ TEST(MemoryJoin, QuiescedMemberRejoins4_0CAndTheOldObjectIsDone) {
 }
 
 // A quiesced member that re-joins when nobody else is active is both "was quiesced" and "first
-// active": 4/0C wins (spec §4.3 [C]), as 4/8 does for a failed one.
+// active": 4/0C wins [C: XCF-JOIN], as 4/8 does for a failed one.
 TEST(MemoryJoin, WasQuiescedWinsOverFirstActive) {
   memory_sysplex plex;
   auto ims = join(plex, request("GRP", "IMS1"));

@@ -1,5 +1,5 @@
 // Group events, query, user state, quiesce, remove and leave on the in-memory sysplex
-// (spec/otma-xcf.md §4.3, §4.6 [C]; README "Events", "Leave", "Quiesce" [D]).
+// ([C: XCF-STATES, XCF-LEAVE]; transport/README.md "Events", "Leave", "Quiesce" [D]).
 
 #include <gtest/gtest.h>
 
@@ -65,7 +65,7 @@ TEST_F(group_of_four, EventsReachEveryOtherActiveMemberAndNotTheSubject) {
     EXPECT_EQ(n->handler.events[0].member.ustate, us);
   }
   EXPECT_TRUE(a->handler.events.empty());  // not the subject
-  EXPECT_TRUE(d->handler.events.empty());  // not a quiesced member (spec §4.6 [C])
+  EXPECT_TRUE(d->handler.events.empty());  // not a quiesced member [C: XCF-STATES]
   EXPECT_EQ(find(plex.members("GRP"), "A")->ustate, us);
 }
 
@@ -96,7 +96,7 @@ TEST_F(group_of_four, LeaveDeliversWhatItSentAndDiscardsWhatWasSentToIt) {
   EXPECT_TRUE(a->handler.events.empty());
   ASSERT_EQ(b->handler.messages.size(), 1u);
   EXPECT_EQ(text(b->handler.messages[0]), "out");
-  // IXCLEAVE discards undelivered messages and nobody tells their senders (spec §4.3 [C]).
+  // IXCLEAVE discards undelivered messages and nobody tells their senders [C: XCF-LEAVE].
   EXPECT_TRUE(b->handler.send_results.empty());
   ASSERT_EQ(b->handler.events.size(), 1u);
   EXPECT_EQ(b->handler.events[0].kind, xcf::event_kind::left);
@@ -211,7 +211,7 @@ TEST_F(group_of_four, EventsQueuedForAMemberThatLeavesAreNotDelivered) {
   ASSERT_EQ(a->member().set_user_state({}), codes::ok);
   ASSERT_EQ(b->member().leave(), codes::ok);
   plex.run();
-  EXPECT_TRUE(b->handler.events.empty());  // spec §4.6 [C]: not scheduled after its own IXCLEAVE
+  EXPECT_TRUE(b->handler.events.empty());  // [C: XCF-STATES]: not scheduled after its own IXCLEAVE
   EXPECT_EQ(c->handler.events.size(), 2u);
 }
 

@@ -1,5 +1,5 @@
 // IXCMSGOX on the in-memory sysplex: addressing, refusals, ordering, explicit delivery, sends from
-// handlers and the resource-shortage rule (spec/otma-xcf.md §4.5 [C], README "Send" [D]).
+// handlers and the resource-shortage rule ([C: XCF-MSGO], transport/README.md "Send" [D]).
 
 #include <gtest/gtest.h>
 
@@ -119,7 +119,7 @@ TEST_F(pair_of_members, SendByToken) {
   EXPECT_EQ(mq->member().send(xcf::target::by_token(again->member().token()), {}, {}), codes::ok);
 }
 
-// A target name is an XCF member name as it is (spec §4.2 [C]): padded, lowercase or with other
+// A target name is an XCF member name as it is [C: XCF-NAMES2]: padded, lowercase or with other
 // characters it names nobody, and the send is refused 8/14 as by the TCP client, not 8/4.
 TEST_F(pair_of_members, TargetNameBreakingXcfRulesIs8_14) {
   for (const std::string bad : {"IMS1    ", " IMS1", "ims1", "ims-1", "IMS.1", "M1234567890123456"}) {
@@ -202,7 +202,7 @@ TEST_F(pair_of_members, AckAsksForAPositiveOnSendDone) {
 }
 
 // A send has at most one outcome reported: its ack, or its refusal. Messages discarded because the
-// target left are discarded silently (spec §4.3 [C]), even when they were acked or duplicated.
+// target left are discarded silently [C: XCF-LEAVE], even when they were acked or duplicated.
 TEST_F(pair_of_members, NeverTwoOutcomesForOneSend) {
   std::uint64_t acked = 0, duplicated = 0;
   ASSERT_EQ(send(*mq, "IMS1", "x", on_stream(0, true, true), &acked), codes::ok);

@@ -1,4 +1,4 @@
-// The signing key of our emulated UTOKEN (spec/otma-xcf.md §1.6, §3.2 [D]; transport/utoken.hpp): sign and
+// The signing key of our emulated UTOKEN ([D], docs/design/otma.md; imsb/transport/utoken.hpp): sign and
 // verify, every verdict, tampering, and the key file's formats and refusals.
 #include "imsb/transport/utoken.hpp"
 
@@ -226,7 +226,7 @@ TEST_F(key_file, Errors) {
   EXPECT_EQ(two_lines.error().offset, 32u);
 }
 
-// Security review (issue 6) item 5: white space around a hex key is trimmed, so it is read as hex (with
+// White space around a hex key is trimmed, so it is read as hex (with
 // the hex minimum), never as a raw text key that slips under the raw one.
 TEST_F(key_file, HexKeyWithStrayWhiteSpaceIsHex) {
   const std::string hex64 = "000102030405060708090a0b0c0d0e0f101112131415161718191A1B1C1D1E1F";
@@ -271,7 +271,7 @@ TEST_F(key_file, RawTextKeyIsTheWholeFile) {
   EXPECT_EQ(k->verify(direct_nl->sign("U", "", t0, 10, 0), "U", "", t0), token_verdict::verified);
 }
 
-// Security review item 4: the real errno, a folder refused without throwing, and the mode reported.
+// The real errno, a folder refused without throwing, and the mode reported.
 TEST_F(key_file, UnreadableFileGivesItsErrno) {
   const fs::path p = write("locked.key", std::string(64, 'a'));
   fs::permissions(p, fs::perms::none);

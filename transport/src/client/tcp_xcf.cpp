@@ -27,6 +27,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "imsb/core/messages.hpp"
 #include "imsb/names/name_rules.hpp"
 #include "imsb/xcf/frame.hpp"
 
@@ -404,7 +405,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (auto refused = unusable_locked()) return *refused;
-      // The group routine is not scheduled after the member's own IXCQUIES (spec §4.6 [C]).
+      // The group routine is not scheduled after the member's own IXCQUIES [C: XCF-STATES].
       phase_ = phase::quiescing;
       answer = submit_locked(frame::frame_type::quiesce, frame::empty_payload{});
     }
@@ -421,8 +422,8 @@ class member_link : public std::enable_shared_from_this<member_link> {
       switch (phase_) {
         case phase::up:
         case phase::quiesced:
-          // No exit runs after the member's own IXCLEAVE (spec §4.6 [C]); inbound messages are
-          // discarded (spec §4.3 [C]).
+          // No exit runs after the member's own IXCLEAVE [C: XCF-STATES]; inbound messages are
+          // discarded [C: XCF-LEAVE].
           phase_ = phase::leaving;
           answer = submit_locked(frame::frame_type::leave, frame::empty_payload{});
           break;
@@ -486,7 +487,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
   }
 
   // Handlers run while the member is joined or while its link is down; never after its own leave or
-  // quiesce, nor after close or a final refusal of the re-join (spec §4.6 [C]).
+  // quiesce, nor after close or a final refusal of the re-join [C: XCF-STATES].
   bool handler_allowed() const {
     std::lock_guard<std::mutex> lock(mu_);
     return phase_ == phase::up || phase_ == phase::down || phase_ == phase::rejoining;
@@ -782,13 +783,14 @@ class member_link : public std::enable_shared_from_this<member_link> {
           if (phase_ != phase::rejoining) return;
           phase_ = phase::abandoned;
         }
-        cfg_->log("IMB3054E XCF member " + who_ + ": the hub refused the re-join for good (" +
-                  xcf::describe(rsp.code) + "); no more attempts, the member stays failed");
+        cfg_->log(std::string(imsb::msg::IMB3054E) + " XCF member " + who_ +
+                  ": the hub refused the re-join for good (" + xcf::describe(rsp.code) +
+                  "); no more attempts, the member stays failed");
         return;
       }
       const milliseconds delay = next_delay();
-      cfg_->log("IMB3053W XCF member " + who_ + ": the hub refused the re-join (" + xcf::describe(rsp.code) +
-                "); next attempt in " + ms_text(delay));
+      cfg_->log(std::string(imsb::msg::IMB3053W) + " XCF member " + who_ + ": the hub refused the re-join (" +
+                xcf::describe(rsp.code) + "); next attempt in " + ms_text(delay));
       {
         std::lock_guard<std::mutex> lock(mu_);
         if (phase_ != phase::rejoining) return;
@@ -822,8 +824,8 @@ class member_link : public std::enable_shared_from_this<member_link> {
       if (promise) promise->set_value(reply{rsp.code, std::move(rsp.members)});
       return;
     }
-    cfg_->log("IMB3052I XCF member " + who_ + " re-joined through " + cfg_->endpoint.to_string() + " (" +
-              xcf::describe(rsp.code) + ")");
+    cfg_->log(std::string(imsb::msg::IMB3052I) + " XCF member " + who_ + " re-joined through " +
+              cfg_->endpoint.to_string() + " (" + xcf::describe(rsp.code) + ")");
     // README: after the re-join, `active` for ourselves and for each active member — what a member sees
     // after a real XCF restart.
     self_info_.state = xcf::member_state::active;
@@ -862,7 +864,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
         target_gone_locked(e.member);
       }
     }
-    known_[e.member.name] = e.member;  // latest state wins (spec §4.6 [C])
+    known_[e.member.name] = e.member;  // latest state wins [C: XCF-STATES]
     handler_.on_event(xcf::member_event{e.kind, std::move(e.member)});
   }
 
@@ -1027,20 +1029,21 @@ class member_link : public std::enable_shared_from_this<member_link> {
     }
     answer_link_down(waiters);
     if (was == phase::joining) {
-      cfg_->log("IMB3050E XCF member " + who_ + " cannot join through " + cfg_->endpoint.to_string() + ": " +
-                reason);
+      cfg_->log(std::string(imsb::msg::IMB3050E) + " XCF member " + who_ + " cannot join through " +
+                cfg_->endpoint.to_string() + ": " + reason);
       return;
     }
     if (was == phase::rejoining) {
       const milliseconds delay = next_delay();
-      cfg_->log("IMB3053W XCF member " + who_ + ": re-join attempt failed: " + reason + "; next attempt in " +
-                ms_text(delay));
+      cfg_->log(std::string(imsb::msg::IMB3053W) + " XCF member " + who_ +
+                ": re-join attempt failed: " + reason + "; next attempt in " + ms_text(delay));
       schedule_rejoin(delay);
       return;
     }
     if (was != phase::up) return;
     if (steady::now() - up_since_ >= backoff_reset_after) backoff_ = cfg_->options.reconnect_initial;
-    cfg_->log("IMB3051W XCF member " + who_ + ": link to the hub lost: " + reason + "; re-joining");
+    cfg_->log(std::string(imsb::msg::IMB3051W) + " XCF member " + who_ + ": link to the hub lost: " + reason +
+              "; re-joining");
     // `failed` for every member we knew active, then for ourselves.
     std::vector<xcf::member_info> lost;
     for (auto& [name, m] : known_) {
@@ -1185,7 +1188,7 @@ void query_read(const std::shared_ptr<const client_config>& cfg, const std::shar
   conn.s->async_read_some(asio::buffer(conn.read_buffer), [cfg, call](const error_code& ec, std::size_t n) {
     if (call->done) return;
     if (ec) {
-      cfg->log("IMB3050E XCF status query to " + cfg->endpoint.to_string() +
+      cfg->log(std::string(imsb::msg::IMB3050E) + " XCF status query to " + cfg->endpoint.to_string() +
                " failed: " + call->conn->s->describe_error(ec));
       call->finish(reply{xcf::codes::link_down, {}});
       return;
@@ -1197,7 +1200,7 @@ void query_read(const std::shared_ptr<const client_config>& cfg, const std::shar
       const auto status = call->conn->reader.next(f, error);
       if (status == frame::reader::status::need_more) break;
       if (status == frame::reader::status::error) {
-        cfg->log("IMB3050E XCF status query to " + cfg->endpoint.to_string() +
+        cfg->log(std::string(imsb::msg::IMB3050E) + " XCF status query to " + cfg->endpoint.to_string() +
                  ": a frame from the hub does not decode: " + error.to_string());
         call->finish(reply{xcf::codes::protocol_error, {}});
         return;
@@ -1209,8 +1212,8 @@ void query_read(const std::shared_ptr<const client_config>& cfg, const std::shar
       }
       if (f.head.type == frame::frame_type::error) {
         const auto& e = std::get<frame::error_payload>(f.body);
-        cfg->log("IMB3050E XCF status query to " + cfg->endpoint.to_string() + " refused (" +
-                 xcf::describe(e.code) + "): " + e.text);
+        cfg->log(std::string(imsb::msg::IMB3050E) + " XCF status query to " + cfg->endpoint.to_string() +
+                 " refused (" + xcf::describe(e.code) + "): " + e.text);
         call->finish(reply{e.code, {}});
         return;
       }
@@ -1254,7 +1257,7 @@ xcf::join_result tcp_service::join(const xcf::join_request& request, xcf::member
     return result;
   }
   if (!valid_group(request.group) || !valid_member(request.member)) {
-    result.code = xcf::codes::bad_name;  // spec §4.2 [C]: nothing goes to the hub
+    result.code = xcf::codes::bad_name;  // [C: XCF-NAMES2]: nothing goes to the hub
     return result;
   }
   auto link = std::make_shared<member_link>(core_->cfg, core_->io(), core_->thread_id(), request, handler);
@@ -1294,7 +1297,7 @@ xcf::return_code tcp_service::query(std::vector<xcf::member_info>& out, std::str
     async_open(cfg, call->conn, [cfg, call, request = std::move(request)](const std::string& error) mutable {
       if (call->done) return;
       if (!error.empty()) {
-        cfg->log("IMB3050E XCF status query: " + error);
+        cfg->log(std::string(imsb::msg::IMB3050E) + " XCF status query: " + error);
         call->finish(reply{xcf::codes::link_down, {}});
         return;
       }

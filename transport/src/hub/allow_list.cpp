@@ -25,7 +25,7 @@ bool add_allow_entry(std::string_view text, allow_list& list, std::string& error
     return false;
   }
   const std::string_view group = trim(text.substr(0, eq));
-  if (auto problem = names::check_xcf_group_name(group, names::xcf_rules::xcf)) {  // spec §4.2 [C]
+  if (auto problem = names::check_xcf_group_name(group, names::xcf_rules::xcf)) {  // [C: XCF-NAMES2]
     error = "'" + std::string(text) + "': " + problem->reason;
     return false;
   }

@@ -1,6 +1,7 @@
 #pragma once
 // One client connection of the hub: its stream, the frame reader and the write queue — bytes only
-// (STYLE.md, Asio's examples: connection → parser → handler). What frames mean is the directory's job.
+// (docs/design/style.md, Asio's examples: connection → parser → handler). What frames mean is the
+// directory's job.
 
 #include <array>
 #include <chrono>

@@ -239,7 +239,7 @@ void directory::join(connection& c, const frame::header& h, const frame::join_pa
                 msg::IMB3029W);
     return;
   }
-  // spec §4.3 [C]: 4/8 re-join of a failed member, 4/0C of a quiesced one, 4/4 first active member.
+  // [C: XCF-JOIN]: 4/8 re-join of a failed member, 4/0C of a quiesced one, 4/4 first active member.
   xcf::return_code code = codes::ok;
   if (previous == member_state::failed) {
     code = codes::was_failed;
@@ -253,7 +253,7 @@ void directory::join(connection& c, const frame::header& h, const frame::join_pa
   member_record& rec = members[p.member];
   rec.info.group = p.group;
   rec.info.name = p.member;
-  rec.info.token = new_token();  // a re-join gets a new token (spec §4.3 [C] 4/8)
+  rec.info.token = new_token();  // a re-join gets a new token ([C: XCF-JOIN] 4/8)
   rec.info.state = member_state::active;
   rec.info.ustate = p.ustate;
   rec.info.memdata = p.memdata;
@@ -306,7 +306,7 @@ void directory::leave(connection& c, const frame::header& h) {
     answer(c, frame_type::leave_rsp, h.corr, codes::ok);
     return;
   }
-  // spec §4.3 [C] IXCLEAVE: what it sent is still delivered (already queued to the targets), what was
+  // IXCLEAVE [C: XCF-LEAVE]: what it sent is still delivered (already queued to the targets), what was
   // sent to it is discarded.
   const std::size_t dropped = c.discard_deliveries();
   xcf::member_info info = rec->info;
@@ -356,7 +356,7 @@ void directory::send(connection& c, const frame::header& h, frame::send_payload&
       if (kv.second.info.token == p.target_token) target = &kv.second;
     }
   }
-  // spec §4.5 [R]/[D]: only an active member receives messages.
+  // [R]/[D]: only an active member receives messages.
   if (target == nullptr || target->info.state != member_state::active || target->conn == nullptr) {
     refuse(codes::not_active);
     return;
@@ -428,7 +428,7 @@ void directory::set_user_state(connection& c, const frame::header& h,
   answer(c, frame_type::set_user_state_rsp, h.corr, codes::ok);
   log_.write(log_level::debug, msg::IMB3015I,
              describe(rec->info) + " user state " + to_hex(bytes_view(p.ustate.data(), p.ustate.size())));
-  notify(rec->info.group, rec->info, event_kind::user_state);  // spec §4.3 [C] IXCSETUS
+  notify(rec->info.group, rec->info, event_kind::user_state);  // IXCSETUS [C: XCF-STATES]
 }
 
 void directory::remove(connection& c, const frame::header& h, const frame::remove_payload& p) {
@@ -444,7 +444,7 @@ void directory::remove(connection& c, const frame::header& h, const frame::remov
     answer(c, frame_type::remove_rsp, h.corr, codes::not_found);
     return;
   }
-  // spec §4.3 [C]: IXCDELET takes a failed or quiesced (or created) member to not-defined.
+  // [C: XCF-LEAVE]: IXCDELET takes a failed or quiesced (or created) member to not-defined.
   if (it->second.info.state == member_state::active) {
     answer(c, frame_type::remove_rsp, h.corr, codes::already_active);
     return;
@@ -469,12 +469,12 @@ void directory::remove(connection& c, const frame::header& h, const frame::remov
 void directory::fail(connection& c, member_record& rec, end_reason why) {
   const std::size_t dropped = c.discard_deliveries();  // README "Failure": messages queued to it go
   const std::string group = rec.info.group;
-  // spec §4.6 [C]: status missing first when the member fell silent rather than went away.
+  // [C: XCF-STATES]: status missing first when the member fell silent rather than went away.
   if (why == end_reason::heartbeat || why == end_reason::partial_frame) {
     notify(group, rec.info, event_kind::status_missing);
   }
   xcf::member_info info = rec.info;
-  // spec §4.3 [C]: failed only with LASTING=YES; otherwise termination means not-defined.
+  // Failed only with LASTING=YES [C: XCF-JOIN]; otherwise termination means not-defined [R].
   info.state = rec.lasting ? member_state::failed : member_state::not_defined;
   if (rec.lasting) {
     rec.info.state = member_state::failed;

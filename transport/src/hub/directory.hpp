@@ -1,6 +1,6 @@
 #pragma once
 // The hub's groups and members, and what each frame does to them (transport/README.md "The xcfhub
-// protocol" [D]; spec/otma-xcf.md §4.3-§4.6 for the XCF semantics it copies).
+// protocol" [D]; the XCF semantics it copies [C: XCF-JOIN, XCF-LEAVE, XCF-STATES]).
 
 #include <cstdint>
 #include <map>

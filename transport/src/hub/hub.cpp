@@ -1,4 +1,4 @@
-// The server part of xcfhub (Asio's HTTP server example, STYLE.md): the acceptor, the set of
+// The server part of xcfhub (Asio's HTTP server example, docs/design/style.md): the acceptor, the set of
 // connections, the heartbeat. Frames go to the directory.
 
 #include "imsb/transport/hub.hpp"
@@ -52,7 +52,7 @@ hub_options resolve(hub_options o) {
   }
   if (o.max_message < min_max_message || o.max_message > xcf::frame::hard_max_payload) {
     bad("--max-message " + std::to_string(o.max_message) + ": must be " + std::to_string(min_max_message) +
-        " to " + std::to_string(xcf::frame::hard_max_payload) + " bytes (XCF's 128 MiB, spec §4.5 [C])");
+        " to " + std::to_string(xcf::frame::hard_max_payload) + " bytes (XCF's limit, 128 MiB)");
   }
   if (o.heartbeat < min_heartbeat || o.heartbeat > max_heartbeat) {
     bad("--heartbeat-ms " + std::to_string(o.heartbeat.count()) + ": must be " +

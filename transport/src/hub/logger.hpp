@@ -1,5 +1,5 @@
 #pragma once
-// Console lines of the hub: a message ID, then the text (STYLE.md "Small things").
+// Console lines of the hub: a message ID, then the text (docs/design/style.md "Small things").
 
 #include <string>
 #include <string_view>

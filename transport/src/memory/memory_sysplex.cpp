@@ -7,7 +7,7 @@
 // Every item names the member object (session) whose handler it is for and the join of that object it
 // belongs to. Whatever ends a join — leave, quiesce, failure, the object's end — takes every item of
 // that object off the queue at once, so no exit runs after the member's own IXCLEAVE or IXCQUIES
-// (spec §4.6 [C]) and nothing is left that could reach a handler its owner has since destroyed.
+// [C: XCF-STATES] and nothing is left that could reach a handler its owner has since destroyed.
 
 #include <algorithm>
 #include <condition_variable>
@@ -312,7 +312,7 @@ struct memory_plex {
   }
 
   // A queued message that will never be delivered, because its target left, quiesced or failed first.
-  // Discarded silently, as IXCLEAVE discards undelivered messages (spec §4.3 [C]) and the hub does: the
+  // Discarded silently, as IXCLEAVE discards undelivered messages [C: XCF-LEAVE] and the hub does: the
   // sender is not told (README "Failure", "Leave") [D].
   void discard_message(const item& it) {
     release_bytes(it);
@@ -320,7 +320,7 @@ struct memory_plex {
   }
 
   // Everything queued for that member object, whatever join it belongs to: its inbound messages are
-  // discarded, its exits are not scheduled any more (spec §4.6 [C]: not after the member's own
+  // discarded, its exits are not scheduled any more ([C: XCF-STATES]: not after the member's own
   // IXCLEAVE/IXCQUIES), its send results and link-loss notifications are dropped.
   void purge_session(std::uint64_t session_id) {
     std::vector<item> discarded;
@@ -383,7 +383,7 @@ struct memory_plex {
           break;
       }
     }
-    if (code == codes::ok) {  // 4/8 and 4/0C win over 4/4 (spec §4.3 [C])
+    if (code == codes::ok) {  // 4/8 and 4/0C win over 4/4 [C: XCF-JOIN]
       bool any_active = false;
       for (const auto& [key, r] : records)
         any_active = any_active || (key.first == request.group && r.info.state == xcf::member_state::active);
@@ -427,7 +427,7 @@ struct memory_plex {
     return code;
   }
 
-  // The member ends without IXCLEAVE: failed if lasting, else not-defined (spec §4.3 [C]). Messages it
+  // The member ends without IXCLEAVE: failed if lasting, else not-defined [C: XCF-JOIN]. Messages it
   // sent stay queued; messages to it are discarded (README "Failure").
   void fail(std::uint64_t session_id, bool link_lost) {
     session& s = sessions.at(session_id);
@@ -486,7 +486,7 @@ struct memory_plex {
     m.ordered = how.ordered;
     m.control = control;
 
-    // A target name must be an XCF member name as it is, unpadded (spec §4.2 [C]); refused before
+    // A target name must be an XCF member name as it is, unpadded [C: XCF-NAMES2]; refused before
     // anything else, as the TCP client does (it never reaches the hub).
     if (!to.name.empty() && names::check_xcf_member_name(to.name, names::xcf_rules::xcf))
       return refuse_now(s, to, m, data.size(), send_id, codes::bad_name);
@@ -520,7 +520,7 @@ struct memory_plex {
     stream_state& st = streams[key];
     const std::size_t bytes = data.size() + xcf::control_area{}.size();
 
-    // Resource shortage (README "Send" [D], XCF's TIMEOUT=0 behaviour spec §4.5 [C]): reported through
+    // Resource shortage (README "Send" [D], XCF's TIMEOUT=0 behaviour [C: XCF-MSGO]): reported through
     // on_send_done as the hub's SEND_RSP is, so that a sender meets the pipelined case it meets over TCP.
     auto shortage = [&] {
       log(wire_record::what::refused, group, m, target_name, data.size(), send_id, codes::resource_shortage);
@@ -628,7 +628,7 @@ struct memory_plex {
     record* r = active_record_of(it.incarnation);
     if (r == nullptr) return;
     if (it.kind == item_kind::heartbeat_missing) {
-      announce(xcf::event_kind::status_missing, r->info, r->incarnation);  // spec §4.6 [C] GEPLMISR
+      announce(xcf::event_kind::status_missing, r->info, r->incarnation);  // GEPLMISR [C: XCF-STATES]
     } else {
       s->hung = false;  // the process, when it wakes up, finds its link gone
       fail(it.session, true);
@@ -807,7 +807,7 @@ class memory_member final : public xcf::member {
     record* self = nullptr;
     if (return_code refused = active_self(self); refused != codes::ok) return refused;
     self->info.ustate = state;
-    plex_->announce(xcf::event_kind::user_state, self->info, self->incarnation);  // spec §4.3 [C] IXCSETUS
+    plex_->announce(xcf::event_kind::user_state, self->info, self->incarnation);  // IXCSETUS [C: XCF-STATES]
     return codes::ok;
   }
 
@@ -816,7 +816,7 @@ class memory_member final : public xcf::member {
     record* self = nullptr;
     if (return_code refused = active_self(self); refused != codes::ok) return refused;
     // Receives nothing more and stays quiesced until it re-joins (4/0C) or is removed (README "Quiesce");
-    // no exit of its own is scheduled after IXCQUIES (spec §4.6 [C]).
+    // no exit of its own is scheduled after IXCQUIES [C: XCF-STATES].
     plex_->purge_session(session_);
     plex_->forget_join(self->incarnation);
     self->info.state = xcf::member_state::quiesced;
@@ -847,7 +847,7 @@ class memory_member final : public xcf::member {
     record* self = plex_->record_of(s.incarnation);
     if (self == nullptr) return codes::not_active;  // IXCLEAVE 8/4 [C]
     // Its outbound messages stay queued and are delivered; its inbound ones are discarded, and no exit of
-    // its own runs any more, link-loss notifications of an earlier join included (spec §4.3, §4.6 [C]).
+    // its own runs any more, link-loss notifications of an earlier join included [C: XCF-LEAVE, XCF-STATES].
     const std::uint64_t incarnation = self->incarnation;
     xcf::member_info about = self->info;
     plex_->purge_session(session_);

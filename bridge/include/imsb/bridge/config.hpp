@@ -1,5 +1,5 @@
 #pragma once
-// imsbridge's configuration (issue 7 "Operating it"): an INI file plus command-line overrides, through
+// imsbridge's configuration: an INI file plus command-line overrides, through
 // Boost.Program_options. Bad configuration stops start-up with one line naming the key (IMB2050E ...).
 //
 // INI layout (examples/imsbridge/imsbridge.ini is the annotated sample):
@@ -29,7 +29,7 @@
 
 namespace imsb::bridge {
 
-// spec/mq.md §5.9: the access level of the queue manager's user to IMSXCF.group.member.
+// The access level of the queue manager's user to IMSXCF.group.member [C: APP-ACCESS].
 enum class access_level : std::uint8_t { none, read, update, control };
 std::string_view to_string(access_level a) noexcept;
 
@@ -53,7 +53,7 @@ struct bridge_config {
   // [xcf]
   std::string xcf_url;  // "tcp://host:port"
   tls_files xcf_tls;
-  // [otmacon] (CSQ6SYSP OTMACON=(group,member,druexit,age,tpipeprefix), spec/mq.md §5.1)
+  // [otmacon] (CSQ6SYSP OTMACON=(group,member,druexit,age,tpipeprefix) [I: CSQ4ZPRM-SAMPLE, MQ-SYSP])
   std::string member;  // our XCF member name; empty = the queue manager's name
   std::string dru_exit = "DFSYDRU0";
   std::uint32_t age = 2147483647;

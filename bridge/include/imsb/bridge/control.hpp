@@ -1,5 +1,5 @@
 #pragma once
-// The bridge's local control socket (issue 7 "Operating it") [D]: a Unix stream socket at
+// The bridge's local control socket [D]: a Unix stream socket at
 // bridge.control-socket, with the protocol of imsemu's --command-socket (imsemu/README.md), so the same
 // habits and tools work for both. Each line a connection sends is one operator command, passed to the
 // handler (engine::command); the answer is its lines, each ending in '\n', then one empty line (the end

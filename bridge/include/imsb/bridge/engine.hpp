@@ -1,16 +1,17 @@
 #pragma once
-// The bridge engine (ARCHITECTURE.md "One CM0 transaction, end to end", CM1, IMS commands, the three
-// error outcomes; issue 7). It finds bridge queues (local queues whose STGCLASS has XCFGNAME and
-// XCFMNAME), makes one partner per (group, IMS member) — an OTMA client session over one XCF member of
-// ours in that group (tpipe::client_link) — and one worker per bridge queue, opened for exclusive input.
+// The bridge engine (docs/design/commit-modes.md: one CM0 transaction end to end, CM1, IMS commands;
+// docs/design/errors.md: the three outcomes of every error). It finds bridge queues (local queues whose
+// STGCLASS has XCFGNAME and XCFMNAME), makes one partner per (group, IMS member) — an OTMA client session
+// over one XCF member of ours in that group (tpipe::client_link) — and one worker per bridge queue, opened
+// for exclusive input.
 //
 // Threads and connections: each worker has its own queue-manager connection (its unit of work holds the
 // request get, the send-side state records and, for CM1, the reply); each partner has one receive-side
 // connection for CM0 output (reply put + receive record in one unit of work, then the ACK) and one
 // thread that runs its session events in order; one more connection discovers queues and puts events.
 //
-// Never a resend on a timer: every kind of trouble ends in ARCHITECTURE.md step 7 (drop the session,
-// reconnect what broke, reload the state records, bid with resync).
+// Never a resend on a timer: every kind of trouble ends in CM0 step 7 of docs/design/commit-modes.md (drop
+// the session, reconnect what broke, reload the state records, bid with resync).
 
 #include <cstdint>
 #include <functional>

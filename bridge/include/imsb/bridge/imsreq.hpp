@@ -1,18 +1,17 @@
 #pragma once
-// imsreq (issue 7 "Operating it"): send one IMS transaction or command through the bridge and print the
-// reply.
+// imsreq: send one IMS transaction or command through the bridge and print the reply.
 //
 //   imsreq -m QM -q BRIDGEQ -r REPLYQ [--no-iih] [--commit-mode 0|1] [--conversation new|ID]
 //          [--userid U] [--authenticator A | --passticket APPL [--passticket-keys FILE]] [--lterm L]
 //          [--mfs NAME] [--wait MS] [--persistent|--non-persistent] [--prefix P] [--mqserver S]
 //          [--tran-state A] 'TRANCODE data' ['segment' ...]
 //
-// The request: MQMD Format MQIMS with an MQIIH (else Format = --mfs or MQFMT_NONE: spec/mq.md §1.5 [C],
+// The request: MQMD Format MQIMS with an MQIIH (else Format = --mfs or MQFMT_NONE [C: BRIDGE-MSGS];
 // without an MQIIH the Format is the MFS map name), ReplyToQ, Report MQRO_EXCEPTION_WITH_DATA (so that a
 // refused request comes back as a report, not only as a dead letter), then one LLZZ segment per text
 // argument, all in the queue manager's native encoding and CCSID. --userid sets MQMD.UserIdentifier with
 // MQOO/MQPMO_SET_IDENTITY_CONTEXT. --conversation new: TranState ' ' and commit mode 1; ID (the 32 hex
-// digits a previous reply printed): TranState 'C' (spec/mq.md §5.6 [C]). --passticket APPL puts a
+// digits a previous reply printed): TranState 'C' [C: CONV]. --passticket APPL puts a
 // PassTicket for (user, APPL) in MQIIH.Authenticator (security.hpp; keys from --passticket-keys or
 // $IMSB_PASSTICKET_KEYS).
 //

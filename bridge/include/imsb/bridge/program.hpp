@@ -1,7 +1,7 @@
 #pragma once
-// The imsbridge program without its main() (issue 7 "Operating it"): the configuration, the engine's
-// hooks, the console, the control socket, signals and the orderly stop. apps/imsbridge/main.cpp only
-// calls run_imsbridge(argc, argv, std::cin, std::cout, std::cerr).
+// The imsbridge program without its main(): the configuration, the engine's hooks, the console, the
+// control socket, signals and the orderly stop. apps/imsbridge/main.cpp only calls
+// run_imsbridge(argc, argv, std::cin, std::cout, std::cerr).
 //
 //   imsbridge [--config FILE] [--section.key=VALUE ...]   run the bridge (config.hpp for every key)
 //   imsbridge --command PATH 'TEXT'                       one operator command to a running bridge's
@@ -38,7 +38,7 @@
 
 namespace imsb::bridge {
 
-// What the program needs from outside bridge/ (which never sees qmgr/, ARCHITECTURE.md "Layers"):
+// What the program needs from outside bridge/ (which never sees qmgr/, docs/design/layers.md):
 // imsb_imsbridge (bridge/src/imsbridge/platform.cpp) wires qmgr::connect and the credential store;
 // tests give fakes.
 struct program_platform {

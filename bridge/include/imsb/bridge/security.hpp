@@ -1,8 +1,9 @@
 #pragma once
-// The bridge's security (spec/mq.md §5.9 [C]/[D]; issue 7 "Security"). Per partner, the access level
-// decides: NONE → authenticate every message (MQMD.UserIdentifier + MQIIH.Authenticator: a password or a
-// PassTicket), no cache; READ → authenticate a user the first time and cache the result for the OTMACON
-// age; UPDATE → check only that the user exists; CONTROL → no check and no UTOKEN.
+// The bridge's security (IBM's access levels [C: APP-ACCESS] for NONE and READ, [I] for UPDATE and
+// CONTROL). Per partner, the access level decides: NONE → authenticate every message
+// (MQMD.UserIdentifier + MQIIH.Authenticator: a password or a PassTicket), no cache; READ → authenticate
+// a user the first time and cache the result for the OTMACON age; UPDATE → check only that the user
+// exists; CONTROL → no check and no UTOKEN.
 // IMS never sees the Authenticator: it gets the user, the group and a UTOKEN signed with the key shared
 // with imsemu (transport/utoken.hpp). A refusal is MQFB_NOT_AUTHORIZED_FOR_IMS (298).
 //

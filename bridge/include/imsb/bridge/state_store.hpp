@@ -1,5 +1,5 @@
 #pragma once
-// The state queue SYSTEM.IMS.BRIDGE.STATE through an mqi::connection (ARCHITECTURE.md CM0 step 4 [D]).
+// The state queue SYSTEM.IMS.BRIDGE.STATE through an mqi::connection [D] (docs/design/state-queue.md).
 // Records (bridgemap/state_records.hpp) are persistent messages keyed by CorrelId. Each writer (a queue
 // worker's send side, a partner's receive side) has its own state_store on its own connection, so their
 // units of work never contend; every change joins the connection's current unit of work (MQ syncpoint)

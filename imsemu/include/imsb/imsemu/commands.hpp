@@ -1,9 +1,9 @@
 #pragma once
-// IMS type-1 commands and the emulator's FAULT commands, as one pure function (issue 6): the engine
+// IMS type-1 commands and the emulator's FAULT commands, as one pure function: the engine
 // gathers what the commands read into a command_state, calls run_command, sends the lines (to the console
 // or, from a client, as output on the Tpipe) and applies the effects. No I/O here.
 //
-// Commands (spec/otma-xcf.md §2.9, §2.11, §1.13), verbs as IMS abbreviates them [C: IMS-CMDS]:
+// Commands, verbs as IMS abbreviates them [C: IMS-CMDS, IMS-DISTRAN]:
 //   /DIS|/DISPLAY TMEMBER m TPIPE t|ALL      Tpipes of a member, with ENQCT/DEQCT/QCT and status
 //   /DIS TMEMBER m|ALL                       members (clients) and their state
 //   /DIS TRAN|TRANSACTION x|ALL              transactions: class, queue count, status
@@ -44,7 +44,7 @@ struct tpipe_status {
   bool stopped = false;
   std::uint32_t recv_rsn = 0;
   std::uint32_t send_rsn = 0;
-  std::uint64_t enqct = 0;  // CM0 outputs enqueued — kept for CM0 only (spec §2.9 [C])
+  std::uint64_t enqct = 0;  // CM0 outputs enqueued — kept for CM0 only [C: MQ-BRIDGE]
   std::uint64_t deqct = 0;  // CM0 outputs dequeued (ACKed or purged)
   std::uint64_t qct = 0;    // CM0 outputs queued now; the display shows max(this, the journal's queue)
   bool conversation_active = false;
@@ -53,7 +53,7 @@ struct tpipe_status {
 
 struct client_status {
   bool ready = false;           // bid accepted, server-available sent
-  std::uint32_t tib_count = 0;  // active inputs (flood control, spec §2.10)
+  std::uint32_t tib_count = 0;  // active inputs (flood control [C: IMS-FLOOD])
   std::uint32_t tib_limit = 0;  // the member's effective limit (0 = off)
   std::map<std::string, tpipe_status, std::less<>> tpipes;
 };
@@ -71,7 +71,7 @@ struct command_state {
   std::map<std::string, std::uint64_t, std::less<>> transaction_queue_counts;  // inputs queued per code
   std::uint32_t tib_count = 0;                                                 // all members
   std::uint32_t tib_limit = 0;                                                 // global (0 = off)
-  std::string server_state = "NORMAL";  // NORMAL | DEGRADED | UNAVAILABLE (X'3C', spec §1.5.3)
+  std::string server_state = "NORMAL";  // NORMAL | DEGRADED | UNAVAILABLE (X'3C' [C: IMS-SD-SS])
   faults fault_settings{};              // FAULT SHOW
   // Where the command came from: empty = the operator console; else (client, tpipe). FAULT commands are
   // refused from clients; /EXIT without TMEMBER ends the origin's conversation.
@@ -114,7 +114,7 @@ command_result run_command(const command_state& state, std::string_view text);
 // Applies fault changes to the engine's settings (unknown field names are ignored).
 void apply_fault_changes(faults& target, const std::vector<fault_change>& changes);
 
-// spec/otma-xcf.md §1.13 [C: IMS-DISTRAN]: `/DIS TRAN x` with MCI+2 X'10' (extended response requested)
+// Architected /DIS TRAN [C: IMS-DISTRAN]: `/DIS TRAN x` with MCI+2 X'10' (extended response requested)
 // is answered with one Transaction Attributes Segment per transaction: LL ZZ, code (8, blank padded, in
 // `ccsid`), type flag 1, type flag 2, status — 15 bytes, big-endian LL. `text` is the command as received.
 // Unknown transaction: type flag 1 X'FF'; bad syntax: X'FE' followed by the error text (in `ccsid`).

@@ -1,32 +1,34 @@
 #pragma once
-// The IMS emulator's engine: what IMS TM and OTMA do with client messages (issue 6, spec/otma-xcf.md §2),
-// as the owner of tpipe/'s server role. It decides bids, checks and queues input, runs programs, sends and
-// re-sends output, answers resync from its journal, and runs IMS commands. No sockets and no threads:
-// the program (apps/imsemu) binds it to XCF through tpipe::server_link; tests drive it directly.
+// The IMS emulator's engine: what IMS TM and OTMA do with client messages (IBM's OTMA flows [C: IMS-FLOWS];
+// our choices in docs/design/otma.md), as the owner of tpipe/'s server role. It decides bids, checks and
+// queues input, runs programs, sends and re-sends output, answers resync from its journal, and runs IMS
+// commands. No sockets and no threads: the program (apps/imsemu) binds it to XCF through tpipe::server_link;
+// tests drive it directly.
 //
-// Durability (ARCHITECTURE.md, spec §1.10 [C: IMS-RS-CS]): recoverable input is logged (journal::log_input,
-// fsynced) before its ACK; a run — database changes, input removed, outputs queued — is one
-// journal::commit_run; a synchronized Tpipe's send number is logged when the client ACKs the output.
+// Durability ([C: IMS-RS-CS]; docs/design/commit-modes.md, CM0 step 5): recoverable input is logged
+// (journal::log_input, fsynced) before its ACK; a run — database changes, input removed, outputs queued — is
+// one journal::commit_run; a synchronized Tpipe's send number is logged when the client ACKs the output.
 //
 // Input rules, in order (first failure wins) [D] unless marked:
 //  1. the client has not bid → the session NAKs it (tpipe/).
 //  2. destination (first 8 bytes of the first segment, or the first word of a '/' command):
-//     an LTERM → NAK 0x0002 with "error message follows", then DFS1288E as output (spec §2.8 [C]);
-//     a command ('/' first) → ims_command (engine_commands.cpp), CM0 or CM1 (a CM0 command's output cannot
-//     be tied back to it, spec §2.9 [C]); on a synchronized Tpipe a command with recoverable number 0 is
+//     an LTERM → NAK 0x0002 with "error message follows", then DFS1288E as output
+//     [C: MQ-BRIDGE, IMS-MSG-DFS1288E];
+//     a command ('/' first) → run_command (commands.hpp), CM0 or CM1 (a CM0 command's output cannot be
+//     tied back to it [C: IMS-CMDS]); on a synchronized Tpipe a command with recoverable number 0 is
 //     run, a nonzero number → NAK X'23' and CM1 → NAK X'1C' [C];
-//     CM1 on a synchronized Tpipe → NAK X'1C' before the destination checks (spec §1.10 table [C]);
-//     unknown → DFS064 as output data (spec §2.8 [D]); stopped → DFS065 as output data.
-//  3. commit mode and Tpipe (spec §1.10 table [C]): sync level SYNCPT → NAK X'11' (no RRS here, spec §1.11
-//     [C]); CM1 on a synchronized Tpipe → NAK X'1C'; Fast Path or conversational with CM0 → NAK 0x0007 +
-//     DFS1291E; recoverable number ≠ 0 on an unrecoverable transaction → NAK X'23'; a recoverable number
-//     that is not receive + 1 → NAK X'1F'.
+//     CM1 on a synchronized Tpipe → NAK X'1C' before the destination checks [C: IMS-RS-SUMMARY];
+//     unknown → DFS064 as output data ([D], docs/design/otma.md); stopped → DFS065 as output data.
+//  3. commit mode and Tpipe [C: IMS-RS-SUMMARY]: sync level SYNCPT → NAK X'11' (no RRS here
+//     [C: IMS-MSG-ICO0002E]); CM1 on a synchronized Tpipe → NAK X'1C'; Fast Path or conversational with CM0 →
+//     NAK 0x0007 + DFS1291E; recoverable number ≠ 0 on an unrecoverable transaction → NAK X'23'; a
+//     recoverable number that is not receive + 1 → NAK X'1F'.
 //  4. security (/SECURE OTMA CHECK|FULL|PROFILE): the user may not run it → NAK 0x0005 + DFS1292E.
-//     The same when the message carries a UTOKEN that the utoken_verifier finds invalid (spec §1.6, §3.2
-//     [D]: our signed token; bad signature, expired, other user or group, malformed; IMB5041W gives why,
-//     then IMB5040W), and, with --utoken-required [D], when it names a user but carries no UTOKEN
-//     (IMB5056W). Without --utoken-required a message without a token runs as the user it names, as real
-//     IMS trusts the user ID when MQ sends no UTOKEN (spec §3.2 [C]: CONTROL access). Without a verifier
+//     The same when the message carries a UTOKEN that the utoken_verifier finds invalid ([D]: our signed
+//     token, docs/design/otma.md; bad signature, expired, other user or group, malformed; IMB5041W gives why,
+//     then IMB5040W), and, with --utoken-required [D], when it names a user but carries no UTOKEN (IMB5056W).
+//     Without --utoken-required a message without a token runs as the user it names, as real IMS trusts the
+//     user ID when MQ sends no UTOKEN ([C: MQ-SEC]: CONTROL access). Without a verifier
 //     (no --utoken-key) a token is carried but not checked. Under NONE, and under PROFILE for a message
 //     flagged N, the token is not checked either and nothing is logged for it (a RACF token there is
 //     normal); SHOWOTMA reports it (TOKEN=VERIFIED|NOTVERIFIED|INVALID) whatever the level. The token is
@@ -36,17 +38,17 @@
 //     an input run later without a kept verdict is verified again, silently, against the clock at the run
 //     (a token that expired in between shows INVALID; the input was accepted and runs all the same).
 //  5. flood control: active inputs at the member's TIB limit → NAK X'30' (DFS1989E); DFS1988W at 80% and
-//     each further 5%; relief (DFS0767I) at ≤ 50%; X'3C' degraded at 80% (spec §2.10).
+//     each further 5%; relief (DFS0767I) at ≤ 50% [C: IMS-FLOOD]; X'3C' degraded at 80% [D].
 //  6. MAXTP: a new Tpipe beyond the member's limit → NAK 0x0002 (DFS4383E) [D].
 // A Tpipe is synchronized when the input says so or when CM0 input carries a nonzero recoverable number
-// (spec §1.10 [C]: the number is what IMS goes by); output for input with number 0 carries none.
-// A client-bid's user is its user-ID subfield, or, when it has none (IBM's sample bid carries only the
-// UTOKEN, §1.12), the one its token names (and the token's group, when the bid has no group subfield);
+// ([C: IMS-RS-SUMMARY]: the number is what IMS goes by); output for input with number 0 carries none.
+// A client-bid's user is its user-ID subfield, or, when it has none (IBM's sample bid carries only the UTOKEN
+// [C-hex: IMS-SAMPLE]), the one its token names (and the token's group, when the bid has no group subfield);
 // the CLIENT allow-list, the "user must be defined" check and the token check all use that one user. A
 // client-bid whose UTOKEN the verifier finds invalid is NAKed 0x0005 under /SECURE OTMA other than NONE
-// (spec §3.1 [C]: "the client's UTOKEN must be valid"), and so, with --utoken-required [D], is one that
-// names a user without a UTOKEN. A token is a bearer credential: it is not tied to the member or Tpipe
-// that sends it, and it can be replayed until it expires.
+// ([C: IMS-GRNAME]: "the client's UTOKEN must be valid"), and so, with --utoken-required [D], is one that
+// names a user without a UTOKEN. A token is a bearer credential: it is not tied to the member or Tpipe that
+// sends it, and it can be replayed until it expires.
 // Client-supplied names (user, group, Tpipe, destination) are made printable before they go into a
 // console line, so a name cannot forge or split a log line.
 // A bid that replaces a live session backs out the old session's CM1 runs and output in flight.
@@ -54,8 +56,8 @@
 // time in order, the next after the ACK of the one before; NAK of output → kept and re-sent after resync
 // or /DEQUEUE decides. CM1 → ACK, run, send output (response requested with CONFIRM), commit on the ACK
 // with a commit confirmation "committed", back out on NAK ("aborted", DFS554 [C]); a CM1 run without an
-// IOPCB reply → DFS2082 [C]. Conversations: one per Tpipe, server token = conversation id (spec §2.6); the
-// ACK of a conversation's first input already has state Conversational and that token (§2.6 [C]).
+// IOPCB reply → DFS2082 [C]. Conversations: one per Tpipe, server token = conversation id; the ACK of
+// a conversation's first input already has state Conversational and that token [C: IMS-CONV].
 //
 // External programs (external_program.hpp) with a program_runner [D]: the run goes to the runner (the
 // program's worker thread), so the XCF I/O thread and the link's lock are free while it runs; the engine
@@ -87,7 +89,7 @@
 
 namespace imsb::imsemu {
 
-// Faults the emulator can be asked for, from the command line and at run time (issue 6).
+// Faults the emulator can be asked for, from the command line and at run time.
 struct faults {
   bool stop_answering = false;                // ignore every message from clients
   std::uint32_t withhold_next_acks = 0;       // the next N input ACKs it owes are not sent
@@ -116,8 +118,9 @@ using session_access = std::function<void(const std::function<void(tpipe::server
 // engine itself (tests). Behind server_link the link sends and this is not called.
 using sender_fn = std::function<void(std::string_view client, bytes buffer)>;
 
-// What the verifier found of a UTOKEN (spec/otma-xcf.md §1.6, §3.2 [D]): SHOWOTMA's token state. A verifier
-// answers verified or invalid; the engine itself gives none (no token) and not_verified (no verifier).
+// What the verifier found of a UTOKEN (our signed token [D], docs/design/otma.md): SHOWOTMA's token
+// state. A verifier answers verified or invalid; the engine itself gives none (no token) and not_verified
+// (no verifier).
 using token_check = ims::input_message::token_state;
 // A verifier's answer: the state and, when invalid, why ("expired", "bad_signature", ...: the engine puts
 // it in IMB5041W). Converts from a bare token_check (no reason).
@@ -179,9 +182,9 @@ class engine final : public tpipe::server_observer {
   // `now` is the engine's time until the next tick when no clock is set; with one it is not used.
   void tick(tpipe::millis now);
   // Operator console / command socket: an IMS command ("/DIS TMEMBER ALL", "/STO TRAN IVTNO") or an
-  // emulator command ("FAULT NAK 0030", "FAULT CRASH AFTER LOG" — engine_commands.cpp lists them).
+  // emulator command ("FAULT NAK 0030", "FAULT CRASH AFTER LOG" — commands.hpp lists them).
   std::vector<std::string> operator_command(std::string_view text);
-  // Active inputs (TIBs) of a client member: logged and not yet finished (flood control, spec §2.10).
+  // Active inputs (TIBs) of a client member: logged and not yet finished (flood control [C: IMS-FLOOD]).
   std::uint32_t active_inputs(std::string_view client) const;
 
   // tpipe::server_observer

@@ -1,6 +1,6 @@
 #pragma once
-// External programs (issue 6: "an executable that receives the input segments and writes output segments
-// in a documented format, so users bring their own logic in any language"): APPLCTN PGM=external:/path.
+// External programs — an executable that receives the input segments and writes output segments in a
+// documented format, so users bring their own logic in any language: APPLCTN PGM=external:/path.
 // The format is ours [D] and is documented for users in imsemu/README.md ("External programs"):
 //
 //  - The path is started once per run (fork and exec, no shell, in its own process group), with every

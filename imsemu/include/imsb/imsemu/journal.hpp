@@ -1,5 +1,5 @@
 #pragma once
-// The emulator's durable store: IMS's log, reduced to what the emulator needs (issue 6).
+// The emulator's durable store: IMS's log, reduced to what the emulator needs.
 //
 // One append-only file, <dir>/journal.log: an 8-byte magic, then records
 //   u32 payload length | u8 type | payload | u32 CRC-32 (over length, type and payload), big-endian.
@@ -9,14 +9,14 @@
 // A bad record followed by a good one is not a crash's doing: open reports it, naming its offset.
 // checkpoint() rewrites the file as one snapshot record (write journal.tmp, fsync, rename, fsync dir).
 //
-// What is logged when follows IMS [C: IMS-RS-CS] spec/otma-xcf.md §1.10:
+// What is logged when follows IMS [C: IMS-RS-CS]:
 //  - recoverable input is logged with the Tpipe's receive number before the ACK (log_input);
 //  - a recoverable run — database changes, the input's removal, its outputs' enqueue — is one step
 //    (commit_run), which also appends the run to the execution journal that tests count;
 //  - output is enqueued on the synchronized Tpipe, but its send number is logged only when the client
 //    ACKs it (log_output_acked).
-// [D] spec/otma-xcf.md §1.10: per synchronized Tpipe the store keeps {send_rsn, recv_rsn}; the queued
-// output on that Tpipe is the "last output unacked".
+// [D] (docs/design/resync.md, the emulator's side): per synchronized Tpipe the store keeps
+// {send_rsn, recv_rsn}; the queued output on that Tpipe is the "last output unacked".
 //
 // Not thread-safe: one owner (the engine) serialises the steps.
 
@@ -110,7 +110,7 @@ inline bool operator!=(const journal_state& a, const journal_state& b) { return 
 
 class journal {
  public:
-  // Opens (creating if needed) the log in `dir` and replays it. cold_start [C] spec/otma-xcf.md §1.10
+  // Opens (creating if needed) the log in `dir` and replays it. cold_start [C: MQ-RESYNC]
   // ("a cold-started tpipe starts again from 1"): keeps the phonebook — a database survives an IMS cold
   // start — and the execution journal, drops Tpipes, queued inputs and outputs, and logs that it did.
   // Errors: I/O (generic category errno), a bad magic or a bad record that is not the tail
@@ -129,7 +129,8 @@ class journal {
 
   // Durable steps: when one returns a value, its record is on disk; on an error, nothing changed.
   // Logs an input before it is ACKed; creates the Tpipe on first use; sets recv_rsn when
-  // recoverable_seq != 0 (the caller has checked it is the next number, §1.10 NAK X'001F').
+  // recoverable_seq != 0 (the caller has checked it is the next number, else NAK X'001F'
+  // [C: IMS-RS-SUMMARY]).
   result<std::uint64_t> log_input(const std::string& client, const std::string& tpipe, bool synchronized,
                                   std::uint32_t recoverable_seq, const bytes& otma);
   // One durable step for a run: removes input `input_id`, applies `changes`, enqueues `outputs` (creating

@@ -1,5 +1,5 @@
 #pragma once
-// The imsemu program (issue 6) without its main(): definitions loaded, the engine bound to an XCF member
+// The imsemu program without its main(): definitions loaded, the engine bound to an XCF member
 // through tpipe::server_link, a timer thread, the operator console and the orderly stop. apps/imsemu/
 // main.cpp parses the command line, makes the XCF backend (xcfhub's TCP client) and handles signals;
 // everything else is here, so tests can run a whole emulator in-process over any xcf::service.
@@ -53,7 +53,7 @@ struct program_options {
   // every engine the program opens (a FAULT RESTART's too).
   imsemu::utoken_verifier utoken_verifier;
   // --utoken-required [D]: refuse input and client-bids that name a user without a UTOKEN (engine.hpp
-  // rule 4); off: the user ID is trusted, as IMS does when MQ sends no UTOKEN (spec §3.2 [C]).
+  // rule 4); off: the user ID is trusted, as IMS does when MQ sends no UTOKEN [C: MQ-SEC].
   bool utoken_required = false;
 };
 

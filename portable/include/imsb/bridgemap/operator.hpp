@@ -1,9 +1,9 @@
 #pragma once
-// The bridge's operator commands (issue 7 "Operating it"), parsed — in MQSC's words where IBM has them:
+// The bridge's operator commands, parsed — in MQSC's words where IBM has them:
 //   DISPLAY PARTNER | DISPLAY QUEUE | DISPLAY TPIPE[(name|*)] | DISPLAY SYSTEM     (DIS, DISP accepted)
-//   SUSPEND QMGR FACILITY(IMSBRIDGE)   RESUME QMGR FACILITY(IMSBRIDGE)            [C] spec/mq.md §5.11
+//   SUSPEND QMGR FACILITY(IMSBRIDGE)   RESUME QMGR FACILITY(IMSBRIDGE)            [C: CONTROL-BRIDGE]
 //   RESET TPIPE(name) XCFMNAME(m) [XCFGNAME(g)] [SENDSEQ(n)] [RCVSEQ(n)] [ACTION(COMMIT|BACKOUT)]
-//                                                                                 [C] spec/mq.md §5.10
+//                                                                                 [C: RESET-TPIPE]
 //   STOP
 // Keywords are case-insensitive; names inside parentheses keep their case (MQ names are case-sensitive)
 // except that unquoted names are upper-cased as MQSC does. Pure: the engine acts on the result.

@@ -1,6 +1,6 @@
 #pragma once
-// The one table of what the bridge does with each answer from IMS (ARCHITECTURE.md "Three outcomes for
-// every error"; issue 7 "Errors"; spec/mq.md §4.2 [C], §5.12 [I]/[D]). docs/bridge-errors.md is checked
+// The one table of what the bridge does with each answer from IMS (docs/design/errors.md: IBM's rules
+// [C: CANNOT-PUT], flood control [I: IMS-FLOOD] and our back-off [D]). docs/bridge-errors.md is checked
 // against describe_table() by a unit test, so the code and the docs cannot drift apart.
 
 #include <cstdint>
@@ -21,7 +21,8 @@ enum class outcome : std::uint8_t {
   // configured limit the queue stops (IMB2003E).
   resources,
   // Protocol trouble (X'1F', no answer in time, partner or link gone, queue-manager connection broken):
-  // ARCHITECTURE.md step 7 — drop the session, reconnect, reload the state records, bid with resync.
+  // docs/design/commit-modes.md, CM0 step 7 — drop the session, reconnect, reload the state records, bid
+  // with resync.
   protocol_reset,
   // X'1C' and unknown sense codes: the Tpipe stops with a console message (IMB2003E) until an operator
   // RESET TPIPE or a restart.

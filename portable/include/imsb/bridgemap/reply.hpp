@@ -1,6 +1,7 @@
 #pragma once
-// OTMA output → MQ reply, and the bridge's own messages (dead letters, exception reports): spec/mq.md
-// §5.4 (MQMD of messages from the bridge [C] REPLY-MD), §5.5 (MQIIH [C] REPLY-IIH), §4.2–4.3, §3.2.
+// OTMA output → MQ reply, and the bridge's own messages (dead letters, exception reports): IBM's MQMD and
+// MQIIH of messages from the bridge [C: REPLY-MD, REPLY-IIH], its error handling [C: CANNOT-PUT], the
+// reports [I: ACTIVITY-MD] and the dead-letter rules [C: DLH-DOC].
 // Pure: the engine opens, puts and commits.
 
 #include <array>
@@ -24,13 +25,14 @@ struct reply_context {
   std::string xcf_member;  // the IMS partner
   partner_data partner;
   std::int64_t now_ms = 0;  // PutDate/PutTime are the queue manager's; kept for reports' own use
-  // The request was an architected /DIS TRAN (MQIIH.TranState 'A', spec/mq.md §5.7 [C]): each segment is
+  // The request was an architected /DIS TRAN (MQIIH.TranState 'A' [C: IMS-CMDS]): each segment is
   // the binary attributes segment — only its 8-byte transaction code (and an error text after the three
   // flag bytes) is character data, so only those are converted.
   bool architected = false;
-  // The output is IMS's error message that followed a NAK of the request (DFS1288E ...): spec/mq.md §5.4
-  // "MQAT_XCF if no error, otherwise MQAT_BRIDGE; PutApplName group+member if no error, otherwise the
-  // queue manager's name" — PutApplType MQAT_IMS_BRIDGE (19, [I]) and PutApplName qmgr_name then.
+  // The output is IMS's error message that followed a NAK of the request (DFS1288E ...): IBM's reply MQMD
+  // [C: REPLY-MD] has "MQAT_XCF if no error, otherwise MQAT_BRIDGE; PutApplName group+member if no error,
+  // otherwise the queue manager's name": then PutApplType MQAT_IMS_BRIDGE (19, [I]) and PutApplName
+  // qmgr_name.
   bool error_reply = false;
 };
 
@@ -44,20 +46,20 @@ struct outgoing {
 
 // The reply for one IMS output (IOPCB reply, ALTPCB output with our user data, DFS message text,
 // command output):
-// - MQMD per §5.4: MsgType REPLY, Report NONE, Feedback NONE (MQFB_EXPIRATION 258 when the output is
-//   IMS's expiry notice [C] PI42711 and the request asked for it — not produced yet), Encoding/CCSID the
-//   queue manager's (`text`) or the partner's (`none`), Format MQFMT_IMS when the request had an MQIIH
-//   else the output's MOD name (state data modname; blank → MQFMT_NONE), Priority the request's,
-//   Persistence: CM1 the request's, CM0 persistent iff the output is recoverable (MCI recoverable_seq
-//   ≠ 0), MsgId new (zeros: the queue manager makes one) unless MQRO_PASS_MSG_ID, CorrelId the request's
-//   MsgId unless MQRO_PASS_CORREL_ID (then its CorrelId), identity context from the request
-//   (UserIdentifier, AccountingToken, ApplIdentityData), PutApplType MQAT_XCF, PutApplName group+member,
-//   Expiry: the request's remaining expiry with MQIIH_PASS_EXPIRATION (and its MQRO_EXPIRATION* options
-//   kept in Report), else unlimited.
-// - MQIIH per §5.5 when the request had one: Format = request ReplyToFormat if not blank, else the MOD
-//   name; MQFMT_NONE with MQIIH_REPLY_FORMAT_NONE; LTermOverride = the output's LTERM (state data
-//   lterm_override, else the tpipe); MFSMapName = MOD name; TranInstanceId = the output's server token
-//   when in conversation; TranState 'C' in conversation else ' ' (the server-state bit X'80' of the
+// - MQMD per IBM's table [C: REPLY-MD]: MsgType REPLY, Report NONE, Feedback NONE (MQFB_EXPIRATION 258 when
+//   the output is IMS's expiry notice [C: PI42711] and the request asked for it — not produced yet),
+//   Encoding/CCSID the queue manager's (`text`) or the partner's (`none`), Format MQFMT_IMS when the request
+//   had an MQIIH else the output's MOD name (state data modname; blank → MQFMT_NONE), Priority the request's,
+//   Persistence: CM1 the request's, CM0 persistent iff the output is recoverable (MCI recoverable_seq ≠ 0),
+//   MsgId new (zeros: the queue manager makes one) unless MQRO_PASS_MSG_ID, CorrelId the request's MsgId
+//   unless MQRO_PASS_CORREL_ID (then its CorrelId), identity context from the request (UserIdentifier,
+//   AccountingToken, ApplIdentityData), PutApplType MQAT_XCF, PutApplName group+member, Expiry: the request's
+//   remaining expiry with MQIIH_PASS_EXPIRATION (and its MQRO_EXPIRATION* options kept in Report), else
+//   unlimited.
+// - MQIIH per IBM's table [C: REPLY-IIH] when the request had one: Format = request ReplyToFormat if not
+//   blank, else the MOD name; MQFMT_NONE with MQIIH_REPLY_FORMAT_NONE; LTermOverride = the output's LTERM
+//   (state data lterm_override, else the tpipe); MFSMapName = MOD name; TranInstanceId = the output's server
+//   token when in conversation; TranState 'C' in conversation else ' ' (the server-state bit X'80' of the
 //   state data says so); CommitMode from the state data; Authenticator blanks.
 // - data: [MQIIH] then the output's segments with LL/ZZ in the reply's encoding and text converted
 //   back (`text`), or untouched (`none`).
@@ -70,7 +72,7 @@ result<outgoing> build_reply(const otma::otma_message& output, const reply_conte
 // exception reports after a NAK, and for the console).
 result<mq::mqmd> request_md_of(const otma::otma_message& output, const reply_context& ctx);
 
-// A dead letter the bridge puts (spec/mq.md §3.2 [C]): MQDLH (Reason, DestQName/DestQMgrName = where the
+// A dead letter the bridge puts [C: DLH-DOC]: MQDLH (Reason, DestQName/DestQMgrName = where the
 // message was going, the original's Encoding/CCSID/Format, PutApplType MQAT_IMS_BRIDGE 19 [I],
 // PutApplName the queue manager's name, PutDate/PutTime from now_ms UTC) then the original data; MQMD
 // the original's with Format MQFMT_DEAD_LETTER_HEADER, Encoding/CCSID the queue manager's. `queue` is the
@@ -78,8 +80,8 @@ result<mq::mqmd> request_md_of(const otma::otma_message& output, const reply_con
 outgoing make_dead_letter(const mq::mqmd& original, bytes_view data, std::int32_t reason,
                           const std::string& dest_q, const std::string& dest_qmgr, const reply_context& ctx);
 
-// An exception report for a request the bridge refused (spec/mq.md §4.3 [I]): when the request's Report
-// has MQRO_EXCEPTION / _WITH_DATA / _WITH_FULL_DATA; nullopt otherwise. MsgType REPORT, Feedback =
+// An exception report for a request the bridge refused [I: ACTIVITY-MD, CANNOT-PUT]: when the request's
+// Report has MQRO_EXCEPTION / _WITH_DATA / _WITH_FULL_DATA; nullopt otherwise. MsgType REPORT, Feedback =
 // `feedback`, MsgId/CorrelId per MQRO_PASS_MSG_ID / MQRO_PASS_CORREL_ID (default: new MsgId, CorrelId =
 // request MsgId), data none / first 100 bytes / all, Report MQRO_NONE (MQRO_DISCARD_MSG and the remaining
 // expiry with MQRO_PASS_DISCARD_AND_EXPIRY), to (ReplyToQ, ReplyToQMgr); PutApplType MQAT_IMS_BRIDGE.

@@ -1,10 +1,10 @@
 #pragma once
-// MQ request → OTMA input: the pure half of ARCHITECTURE.md's CM0 step 3 and of CM1, for the bridge
-// engine (bridge/). Input: a message got from a bridge queue, already validated by
+// MQ request → OTMA input: the pure half of CM0 step 3 (docs/design/commit-modes.md) and of CM1, for the
+// bridge engine (bridge/). Input: a message got from a bridge queue, already validated by
 // mq::validate_bridge_message in its own encoding and CCSID. Output: the OTMA message to send.
 // No I/O, no clock: the caller passes what it knows.
 //
-// Character data [D] (ARCHITECTURE.md "Character data"): with conversion `text` the MQIIH fields the
+// Character data [D] (docs/design/character-data.md): with conversion `text` the MQIIH fields the
 // bridge passes on and every segment's text (after LLZZ) are converted from the message's CCSID to the
 // partner's, the MQFMT_IMS_VAR_STRING rule whatever MQMD.Format; LL/ZZ go big-endian (OTMA). With
 // `none` segment bytes pass untouched (LL/ZZ still big-endian: OTMA's integers are). A character that
@@ -41,8 +41,9 @@ struct input_context {
   partner_data partner;
   std::int32_t qmgr_encoding = 0;  // the request MQMD kept in the user data is encoded in these [D]
   std::int32_t qmgr_ccsid = 0;
-  // Security data (spec/mq.md §5.9): user ID = MQMD.UserIdentifier (trimmed), group (may be empty),
-  // and the signed UTOKEN the bridge made (nullopt: none is sent, CONTROL access).
+  // Security data (docs/design/otma.md; IBM's model [C: APP-ACCESS]): user ID = MQMD.UserIdentifier
+  // (trimmed), group (may be empty), and the signed UTOKEN the bridge made (nullopt: none is sent, CONTROL
+  // access).
   std::string user;
   std::string group;
   std::optional<bytes> utoken;
@@ -52,13 +53,13 @@ struct input_context {
 // Builds the OTMA input (MCI type transaction; for a conversation step, conversation data as tpipe/
 // classifies it; state data, security data, user data as otma::mq_user_data, application data).
 // - MCI: tpipe, recoverable_seq, response requested; send_seq is left 0 (client_session sets it).
-// - state data: commit mode from request.commit_mode ('0' commit-then-send, '1' send-then-commit), sync
-//   level CONFIRM for both; IMS commands (request.is_command) always send-then-commit [D] ARCHITECTURE.md;
-//   lterm_override from request.lterm_override (blank: none), modname from request.mfs_map_name,
-//   server_token from MQIIH.TranInstanceId when TranState is 'C' (in conversation), expiration from
-//   MQMD.Expiry only when MQIIH.Flags has MQIIH_PASS_EXPIRATION (spec/otma-xcf.md §7.3 [C]) and the
-//   expiry is not unlimited; in tenths of a second, as left at get (the state data's unit, not seconds:
-//   expiry_seconds below is for the console) [D] spec/mq.md §5.8.
+// - state data: commit mode from request.commit_mode ('0' commit-then-send, '1' send-then-commit), sync level
+//   CONFIRM for both; IMS commands (request.is_command) always send-then-commit [D]
+//   (docs/design/commit-modes.md); lterm_override from request.lterm_override (blank: none), modname from
+//   request.mfs_map_name, server_token from MQIIH.TranInstanceId when TranState is 'C' (in conversation),
+//   expiration from MQMD.Expiry only when MQIIH.Flags has MQIIH_PASS_EXPIRATION [C: IIH-FLAGS] and the expiry
+//   is not unlimited; in tenths of a second, as left at get (the state data's unit, not seconds:
+//   expiry_seconds below is for the console) [D] (docs/design/otma.md).
 // - user data: the request MQMD as version 1 in (qmgr_encoding, qmgr_ccsid), MQIIH ReplyToFormat and
 //   Flags (zero/blank without an MQIIH), the token in the reserved bytes.
 // - application data: the segments, converted per `partner` (above). The Authenticator never goes to IMS.

@@ -1,8 +1,9 @@
 #pragma once
-// The bridge's state records (ARCHITECTURE.md CM0 steps 4–7 [D]): persistent messages on the state
-// queue SYSTEM.IMS.BRIDGE.STATE, so the same design works on any queue manager. Each record is one
-// message whose CorrelId is its key (key_of); an update is "get the old one by CorrelId, put the new one"
-// in the caller's unit of work. This header is the pure codec: bytes ↔ records, keys, Tpipe names.
+// The bridge's state records (docs/design/state-queue.md; docs/design/commit-modes.md, CM0 steps 4–7 [D]):
+// persistent messages on the state queue SYSTEM.IMS.BRIDGE.STATE, so the same design works on any queue
+// manager. Each record is one message whose CorrelId is its key (key_of); an update is "get the old one by
+// CorrelId, put the new one" in the caller's unit of work. This header is the pure codec: bytes ↔ records,
+// keys, Tpipe names.
 //
 // Record kinds [D]:
 //  - tpipe assignment: bridge queue name → its number (assigned once, kept forever): key "A" + number.
@@ -63,10 +64,10 @@ bytes encode_record(const state_record& r);
 // kind, short body, a name field with characters outside the MQ name set.
 result<state_record> decode_record(bytes_view body);
 
-// Tpipe names [D] (issue 7): prefix (1–4 characters, default "CSQ") + the queue's number in base 36
-// (digits then A–Z, uppercase, at least one digit) + 'S' (synchronized) or 'N', 8 characters at most:
-// with prefix "CSQ" numbers 1 .. 36^4-1. Errors: make_mqrc(MQRC_STORAGE_CLASS_ERROR) (2105) when the
-// number does not fit or the prefix is not 1–4 characters of A–Z, 0–9, @, #, $.
+// Tpipe names [D] (docs/design/tpipes.md): prefix (1–4 characters, default "CSQ") + the queue's number in
+// base 36 (digits then A–Z, uppercase, at least one digit) + 'S' (synchronized) or 'N', 8 characters at most:
+// with prefix "CSQ" numbers 1 .. 36^4-1. Errors: make_mqrc(MQRC_STORAGE_CLASS_ERROR) (2105) when the number
+// does not fit or the prefix is not 1–4 characters of A–Z, 0–9, @, #, $.
 result<std::string> tpipe_name(std::string_view prefix, std::uint32_t number, bool synchronized);
 // The inverse: nullopt when `tpipe` is not one of ours for `prefix`.
 struct tpipe_parts {

@@ -1,11 +1,12 @@
 #pragma once
 // Character conversion between the EBCDIC code pages IMS installations use (037, 500, 1047, 1140)
 // and ISO 8859-1 (819) / UTF-8 (1208). Tables are glibc iconv's (scripts/gen-codepage-vectors);
-// for 1047 we follow glibc's LF mapping (U+000A <-> X'25'), not z/OS's X'15' [D] (spec/otma-xcf.md §6.2).
+// for 1047 we follow glibc's LF mapping (U+000A <-> X'25'), not z/OS's X'15' [D]
+// (docs/design/character-data.md).
 //
 // A character that cannot be represented in the target becomes the target's substitute character
 // (X'3F' in EBCDIC, X'1A' in 819, U+FFFD in UTF-8) and is counted, so that callers can report
-// MQRC_NOT_CONVERTED (2119) instead of silently replacing it (ARCHITECTURE.md "Character data").
+// MQRC_NOT_CONVERTED (2119) instead of silently replacing it (docs/design/character-data.md).
 
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
 // Byte views and explicit byte order. Wire structures are encoded field by field with an explicit
-// byte order; never memcpy a host struct (ARCHITECTURE.md "Rules that hold everywhere").
+// byte order; never memcpy a host struct (docs/design/rules.md).
 
 #include <cstddef>
 #include <cstdint>
@@ -44,7 +44,7 @@ class bytes_view {
 enum class byte_order : std::uint8_t { big, little };
 
 // MQ Encoding → integer byte order: Encoding & MQENC_INTEGER_MASK (0x0F): 1 normal (big-endian),
-// 2 reversed (little-endian) [C] spec/mq.md §0. Anything else is undefined: callers report it.
+// 2 reversed (little-endian) [C: MQENC-TABLE]. Anything else is undefined: callers report it.
 constexpr bool encoding_integer_known(std::int32_t encoding) noexcept {
   return (encoding & 0x0F) == 1 || (encoding & 0x0F) == 2;
 }

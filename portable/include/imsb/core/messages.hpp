@@ -1,5 +1,5 @@
 #pragma once
-// Message IDs from the one registry, messages.def (ARCHITECTURE.md "Rules that hold everywhere").
+// Message IDs from the one registry, messages.def (docs/design/rules.md).
 
 #include <string_view>
 #include <vector>

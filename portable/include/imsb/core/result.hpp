@@ -1,6 +1,6 @@
 #pragma once
 // Decoders return a value or a typed error that names the field and the byte offset, so that a
-// bad message gets a clear error and never a crash (STYLE.md: no exceptions on the data plane).
+// bad message gets a clear error and never a crash: no exceptions on the message path (docs/design/rules.md).
 
 #include <cstddef>
 #include <optional>

@@ -22,7 +22,7 @@ struct explanation {
 //   sense 0x1A reason 0x27, sense X'30', sense 30
 //                       an OTMA NAK: sense and reason are hex whatever the prefix, as IMS writes them;
 //                       gives the sense code's meaning and the Feedback the bridge puts in
-//                       MQDLH.Reason and reports (spec/mq.md §4.1 [C])
+//                       MQDLH.Reason and reports [C: IMS-FB-CODES]
 explanation explain_code(std::string_view code);
 
 }  // namespace imsb::dump

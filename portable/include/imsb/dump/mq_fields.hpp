@@ -13,28 +13,28 @@
 
 namespace imsb::dump {
 
-// "MQRO_EXCEPTION_WITH_DATA + MQRO_PASS_MSG_ID", every option spelled out (spec/mq.md §2.3 [C]);
+// "MQRO_EXCEPTION_WITH_DATA + MQRO_PASS_MSG_ID", every option spelled out [C: CMQC-PY];
 // MQRO_NONE spells out its defaults; bits that are no option are named as hex.
 std::string describe_report(std::int32_t report);
 std::string describe_msg_type(std::int32_t msg_type);
 std::string describe_expiry(std::int32_t expiry);
 std::string describe_persistence(std::int32_t persistence);
 std::string describe_priority(std::int32_t priority);
-// Integer, decimal and float parts, and the platform it is native to (spec/mq.md §0 [C]).
+// Integer, decimal and float parts, and the platform it is native to [C: MQENC-TABLE].
 std::string describe_encoding(std::int32_t encoding);
 std::string describe_ccsid(std::int32_t ccsid);
 // Which field a format name is in: what a user (non-MQ) name means depends on it.
 enum class format_field {
   message,              // MQMD.Format (MQDLH.Format, MQXQH.MsgDesc.Format): without an MQIIH, a user
-                        // name on a bridge queue is the MFS map name (spec/mq.md §1.5 [C])
-  iih_format,           // MQIIH.Format: the format of the data after the MQIIH (spec/mq.md §1.3 [C])
-  iih_reply_to_format,  // MQIIH.ReplyToFormat: the Format the reply's MQIIH will carry (spec/mq.md §5.5)
+                        // name on a bridge queue is the MFS map name [C: BRIDGE-MSGS]
+  iih_format,           // MQIIH.Format: the format of the data after the MQIIH [C: IIH-FORMAT]
+  iih_reply_to_format,  // MQIIH.ReplyToFormat: the Format the reply's MQIIH will carry [C: REPLY-IIH]
 };
 // The MQFMT_* constant and what follows it, worded for the field the name is in.
 std::string describe_format(std::string_view format_819, format_field where = format_field::message);
 std::string describe_put_appl_type(std::int32_t type);
 std::string describe_msg_flags(std::int32_t flags);
-std::string describe_iih_flags(std::int32_t flags);  // spec/mq.md §1.2 [C]
+std::string describe_iih_flags(std::int32_t flags);  // [C: IIH-FLAGS]
 std::string describe_tran_state(char c);
 std::string describe_commit_mode(char c);
 std::string describe_security_scope(char c);

@@ -13,7 +13,7 @@
 
 namespace imsb::dump {
 
-// Formats whose data is PCF: MQFMT_ADMIN, MQFMT_EVENT, MQFMT_PCF [C] spec/mq.md §2 format table.
+// Formats whose data is PCF: MQFMT_ADMIN, MQFMT_EVENT, MQFMT_PCF [C: CMQC-PY].
 bool is_pcf_format(std::string_view format_819) noexcept;
 
 // Adds to `parent` the MQCFH and parameter nodes of the PCF data `data`, which starts at `base` in

@@ -1,15 +1,15 @@
 #pragma once
-// The IMS emulator's definitions, in IMS's own vocabulary (issue 6; ARCHITECTURE.md "Configuration uses the
-// vocabulary of its field"): one text file read at start. Pure parser: text in, definitions or errors out.
+// The IMS emulator's definitions, in IMS's own vocabulary (docs/design/rules.md, configuration
+// vocabulary): one text file read at start. Pure parser: text in, definitions or errors out.
 //
 // Accepted statements, one per line (a statement continues on the next line when it ends with ',' or when
 // a non-blank character stands in column 72, as IMS macros do; '*' in column 1 is a comment; blank lines
 // are skipped; keywords are case-insensitive, names are upper case):
 //
 //   IMS GRNAME=XCFGRP1,OTMANM=IMSA,IMSID=IMSA,MAXTP=500,INPUT=5000,HEARTBEAT=60
-//                                        the XCF group and member (spec/otma-xcf.md §2.1 [C]); MAXTP per
-//                                        member; INPUT = the member TIB limit (§2.10: default 5000, range
-//                                        200–9999, 0 = off [C]); HEARTBEAT seconds of X'3C' [D]
+//                                        the XCF group and member [C: IMS-GRNAME]; MAXTP per
+//                                        member; INPUT = the member TIB limit (default 5000, range
+//                                        200–9999, 0 = off [C: IMS-FLOOD]); HEARTBEAT seconds of X'3C' [D]
 //   APPLCTN PSB=IVTNO,PGMTYPE=TP[,FPATH=YES][,PGM=builtin:IVTNO|external:/path]
 //                                        a program (stage-1 [C]); PGM= is ours [D]: what runs it. Without
 //                                        PGM=, a PSB named like a built-in (IVTNO IVTCV ECHO SHOWOTMA ALTOUT)
@@ -24,21 +24,21 @@
 //   NAME IVTNOLT                         an LTERM (stage-1 [C])
 //   CREATE PGM NAME(P) SET(FP(N),RUN(builtin:ECHO))
 //   CREATE TRAN NAME(T) SET(PGM(P),RECOVER(Y),RESP(Y),SPASZ(0),FP(N),STATUS(STOPPED),PLCTTIME(3000))
-//                                        the dynamic-definition forms [C: IMS type-2 CREATE]; RUN() is ours
+//                                        the dynamic-definition forms (type-2 CREATE [C]); RUN() is ours
 //   D ALTDEST TMEMBER=MQXCF1 TPIPE=CSQ1N SYNTP=N
 //                                        an OTMA destination descriptor (DFSYDTx 'D' entry [C]): unsolicited
 //                                        output to that destination goes to (TMEMBER, TPIPE); SYNTP=Y makes
 //                                        the Tpipe synchronized [I]. A trailing '*' in the name is a mask.
 //   USER ID=U1,GROUPS=(G1),TRANS=(IVTNO),CMDS=(DIS)     [D] a RACF stand-in: what a user may run
 //   GROUP NAME=G1,TRANS=(IVTNO,IVTCV),CMDS=(DIS,STA)    [D]
-//   /SECURE OTMA NONE|CHECK|FULL|PROFILE                the IMS command, as a statement (spec §3.1 [C])
-//   CLIENT MEMBER=(MQ1,CSQ*),USERS=(U1)  [D] the client allow-list (spec §2.2 (c)): with any CLIENT
+//   /SECURE OTMA NONE|CHECK|FULL|PROFILE                the IMS command, as a statement [C: IMS-SEC-CHECK]
+//   CLIENT MEMBER=(MQ1,CSQ*),USERS=(U1)  [D] the client allow-list (docs/design/otma.md): with any CLIENT
 //                                        statement, only matching members (and, with USERS=, only bids
 //                                        naming one of those users) may bid; others get NAK X'0005'.
 //   STOP TRAN=T                          [D] starts with transaction T stopped (as /STO TRAN after start)
 //
 // Every name is checked with names::check_tpipe_name-like IMS rules (1–8 of A–Z 0–9 @ $ #, first not a
-// digit [C: IMS names]); duplicates, a TRANSACT before any APPLCTN, a TRAN naming an unknown PGM, a
+// digit [C: IMS-NAMES]); duplicates, a TRANSACT before any APPLCTN, a TRAN naming an unknown PGM, a
 // transaction and an LTERM of the same name, and unknown keywords are errors naming the line and keyword.
 
 #include <cstdint>
@@ -98,8 +98,8 @@ struct group_def {
   std::vector<std::string> commands;
 };
 
-// CLIENT MEMBER=(MQ1,MQ*)[,USERS=(U1)] [D]: the allow-list of spec/otma-xcf.md §2.2 (c), standing in
-// for RACF's FACILITY profiles IMSXCF.group.member (§3.1 [C]).
+// CLIENT MEMBER=(MQ1,MQ*)[,USERS=(U1)] [D]: the emulator's client allow-list (docs/design/otma.md),
+// standing in for RACF's FACILITY profiles IMSXCF.group.member [C: IMS-OTMASE].
 struct client_def {
   std::string member;              // an XCF member name, or a mask ending in '*'
   std::vector<std::string> users;  // empty: any user (or none) may bid as this member

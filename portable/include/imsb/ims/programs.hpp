@@ -1,10 +1,10 @@
 #pragma once
-// The emulator's built-in IMS programs (issue 6), as pure functions: an input message and a database in,
-// output messages out. What IMS would do around them — scheduling, the message queue, sync point, making
-// the run and its database changes one durable step — is imsemu/'s job (journal, engine).
+// The emulator's built-in IMS programs, as pure functions: an input message and a database in, output
+// messages out. What IMS would do around them — scheduling, the message queue, sync point, making the run and
+// its database changes one durable step — is imsemu/'s job (journal, engine).
 //
 // Character data: IMS text is EBCDIC. Segments hold the bytes as the client sent them (the bridge sends
-// EBCDIC, spec/otma-xcf.md §6.2); programs read and write text in `ccsid` (default 037) through
+// EBCDIC, docs/design/character-data.md); programs read and write text in `ccsid` (default 037) through
 // imsb/codepage, so an ASCII client can be served too when the engine says so.
 //
 // Programs:
@@ -62,8 +62,8 @@ struct input_message {
   std::string user_id;
   std::string group;
   char security_flag = 'N';  // N C F P
-  // The UTOKEN (spec/otma-xcf.md §1.6, §3.2 [D]): none carried; carried but no key to check it with;
-  // verified by the key; or not (bad signature, expired, another user's, malformed).
+  // The UTOKEN (our signed token [D], docs/design/otma.md): none carried; carried but no key to check it
+  // with; verified by the key; or not (bad signature, expired, another user's, malformed).
   enum class token_state : std::uint8_t { none, verified, not_verified, invalid } token = token_state::none;
   // Conversational transactions: the SPA as it stands (spa_size bytes: the trancode in its first 8 on
   // the first input, then whatever the program left).

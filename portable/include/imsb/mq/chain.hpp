@@ -52,7 +52,7 @@ struct chain_walk {
 //   MQFMT_DEAD_LETTER_HEADER → MQDLH; what follows is described by its Encoding, CodedCharSetId, Format;
 //   MQFMT_XMIT_Q_HEADER      → MQXQH; what follows is described by its embedded MQMD's fields;
 //   MQFMT_IMS                → MQIIH; what follows has its Format and the same encoding and CCSID
-//                              (spec/mq.md §1.4 [C]: "the same CCSID/encoding as the MQIIH");
+//                              ([C: IIH-DOC]: "the same CCSID/encoding as the MQIIH");
 // and stops at any other format. An Encoding with no integer byte order (0) or a CodedCharSetId of
 // 0 / MQCCSI_INHERIT / other negative values inherits the describing values of the header itself [D].
 // A header that does not decode ends the walk with an error (its MQRC, field and offset within `msg`).

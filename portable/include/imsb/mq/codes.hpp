@@ -2,7 +2,7 @@
 // Names and one-line meanings of the MQ reason codes (MQRC_*) and feedback codes (MQFB_*): every one
 // IBM's cmqc.h of MQ 9.1.1 defines (see codes.cpp), looked up by value or by name, and
 // std::error_category objects for both, so that an error on the message path can carry the code IBM
-// would have used (STYLE.md "Envoy": mqrc and mqfb categories).
+// would have used (the mqrc and mqfb categories).
 
 #include <cstdint>
 #include <string>
@@ -33,7 +33,7 @@ std::vector<code_info> all_mqfb();
 //   "MQFB_IIH_ERROR (296): ..."
 //   "MQFB_IMS_ERROR+26 (326): IMS-OTMA NAK sense X'001A'"
 //   "MQFB_IMS_NACK_1A_REASON_FIRST+5 (605): OTMA NAK sense X'001A', reason X'05'"
-//   "MQRC_Q_FULL (2053): ..." (the Feedback field may also hold an MQRC, spec/mq.md §2.4 [C])
+//   "MQRC_Q_FULL (2053): ..." (the Feedback field may also hold an MQRC [C: FEEDBACK-DOC])
 //   "MQRC 2700: not in the table" (2000..6999 is where reason codes live, never feedback)
 //   "MQFB 420: unknown system feedback", "MQFB 70000: application feedback"
 std::string describe_feedback(std::int32_t fb);

@@ -1,9 +1,10 @@
 #pragma once
-// IBM MQ constants the bridge, the queue manager and the tools use, under IBM's own names (cmqc.h), so
-// that code reads like the MQ documentation. Values are from spec/mq.md; each group cites its section.
+// IBM MQ constants the bridge, the queue manager and the tools use, under IBM's own names (cmqc.h), so that
+// code reads like the MQ documentation. Values are from IBM's headers and bindings; each group cites its
+// source.
 //
-// MQENC_NATIVE and MQAT_DEFAULT are deliberately absent: they differ by platform (spec/mq.md §0,
-// §2.5 [C]) and a portable library must say which platform it means.
+// MQENC_NATIVE and MQAT_DEFAULT are deliberately absent: they differ by platform [C: MQENC-TABLE,
+// MQGO-CONST] and a portable library must say which platform it means.
 //
 // Structure lengths (*_LENGTH_*) are std::size_t, because they are mostly compared with buffer sizes.
 //
@@ -22,7 +23,7 @@ inline constexpr std::int32_t MQCC_OK = 0;
 inline constexpr std::int32_t MQCC_WARNING = 1;
 inline constexpr std::int32_t MQCC_FAILED = 2;
 
-// --- Format names, MQCHAR8 blank padded: spec/mq.md §1.6 [C] CMQC-PY ----------------------------------
+// --- Format names, MQCHAR8 blank padded [C: CMQC-PY] --------------------------------------------------
 inline constexpr std::string_view MQFMT_NONE = "        ";
 inline constexpr std::string_view MQFMT_IMS = "MQIMS   ";
 inline constexpr std::string_view MQFMT_IMS_VAR_STRING = "MQIMSVS ";
@@ -36,7 +37,7 @@ inline constexpr std::string_view MQFMT_PCF = "MQPCF   ";
 inline constexpr std::string_view MQFMT_EVENT = "MQEVENT ";
 inline constexpr std::string_view MQFMT_RF_HEADER_2 = "MQHRF2  ";
 
-// --- Encoding: spec/mq.md §0 [C] MQENC-TABLE -------------------------------------------------------
+// --- Encoding [C: MQENC-TABLE] ---------------------------------------------------------------------
 inline constexpr std::int32_t MQENC_INTEGER_UNDEFINED = 0x00000000;
 inline constexpr std::int32_t MQENC_INTEGER_NORMAL = 0x00000001;    // big-endian
 inline constexpr std::int32_t MQENC_INTEGER_REVERSED = 0x00000002;  // little-endian
@@ -51,12 +52,12 @@ inline constexpr std::int32_t MQENC_FLOAT_IEEE_REVERSED = 0x00000200;
 inline constexpr std::int32_t MQENC_FLOAT_S390 = 0x00000300;
 inline constexpr std::int32_t MQENC_FLOAT_TNS = 0x00000400;
 inline constexpr std::int32_t MQENC_FLOAT_MASK = 0x00000F00;
-// The native encodings of the platforms we meet: spec/mq.md §0 [C] MQENC-TABLE, mq-golang.
+// The native encodings of the platforms we meet [C: MQENC-TABLE, MQGO-CONST].
 inline constexpr std::int32_t MQENC_NATIVE_ZOS = 785;        // X'311': S390 float, big-endian integers
 inline constexpr std::int32_t MQENC_NATIVE_LINUX_X86 = 546;  // X'222': Linux x86-64, Windows
 inline constexpr std::int32_t MQENC_S390_LINUX = 273;        // X'111': Linux on s390x, AIX, IBM i
 
-// --- Coded character set identifiers: spec/mq.md §2.5 [C] -------------------------------------------
+// --- Coded character set identifiers [C: CMQC-PY, MQGO-CONST] ---------------------------------------
 inline constexpr std::int32_t MQCCSI_UNDEFINED = 0;
 inline constexpr std::int32_t MQCCSI_DEFAULT = 0;
 inline constexpr std::int32_t MQCCSI_Q_MGR = 0;
@@ -64,7 +65,7 @@ inline constexpr std::int32_t MQCCSI_EMBEDDED = -1;
 inline constexpr std::int32_t MQCCSI_INHERIT = -2;
 inline constexpr std::int32_t MQCCSI_APPL = -3;
 
-// --- Message types: spec/mq.md §2.2 [C] CMQC-PY --------------------------------------------------------
+// --- Message types [C: CMQC-PY] ------------------------------------------------------------------------
 inline constexpr std::int32_t MQMT_SYSTEM_FIRST = 1;
 inline constexpr std::int32_t MQMT_REQUEST = 1;
 inline constexpr std::int32_t MQMT_REPLY = 2;
@@ -74,7 +75,7 @@ inline constexpr std::int32_t MQMT_SYSTEM_LAST = 65535;
 inline constexpr std::int32_t MQMT_APPL_FIRST = 65536;
 inline constexpr std::int32_t MQMT_APPL_LAST = 999999999;
 
-// --- Report options: spec/mq.md §2.3 [C] CMQC-PY -----------------------------------------------------
+// --- Report options [C: CMQC-PY] ---------------------------------------------------------------------
 inline constexpr std::int32_t MQRO_NONE = 0x00000000;
 inline constexpr std::int32_t MQRO_EXCEPTION = 0x01000000;
 inline constexpr std::int32_t MQRO_EXCEPTION_WITH_DATA = 0x03000000;
@@ -103,7 +104,7 @@ inline constexpr std::int32_t MQRO_REJECT_UNSUP_MASK = 0x101C0000;
 inline constexpr std::int32_t MQRO_ACCEPT_UNSUP_MASK = static_cast<std::int32_t>(0xEFE000FFu);
 inline constexpr std::int32_t MQRO_ACCEPT_UNSUP_IF_XMIT_MASK = 0x0003FF00;
 
-// --- Persistence, priority, expiry: spec/mq.md §2.5 [C] ----------------------------------------------
+// --- Persistence, priority, expiry [C: CMQC-PY, MQGO-CONST] ------------------------------------------
 inline constexpr std::int32_t MQPER_NOT_PERSISTENT = 0;
 inline constexpr std::int32_t MQPER_PERSISTENT = 1;
 inline constexpr std::int32_t MQPER_PERSISTENCE_AS_Q_DEF = 2;
@@ -111,7 +112,7 @@ inline constexpr std::int32_t MQPRI_PRIORITY_AS_Q_DEF = -1;
 inline constexpr std::int32_t MQEI_UNLIMITED = -1;
 inline constexpr std::int32_t MQOL_UNDEFINED = -1;
 
-// --- Message flags: spec/mq.md §2.5 [C] ----------------------------------------------------------------
+// --- Message flags [C: CMQC-PY, MQGO-CONST] ------------------------------------------------------------
 inline constexpr std::int32_t MQMF_NONE = 0x00000000;
 inline constexpr std::int32_t MQMF_SEGMENTATION_ALLOWED = 0x00000001;
 inline constexpr std::int32_t MQMF_SEGMENT = 0x00000002;
@@ -122,7 +123,7 @@ inline constexpr std::int32_t MQMF_REJECT_UNSUP_MASK = 0x00000FFF;
 inline constexpr std::int32_t MQMF_ACCEPT_UNSUP_MASK = static_cast<std::int32_t>(0xFFF00000u);
 inline constexpr std::int32_t MQMF_ACCEPT_UNSUP_IF_XMIT_MASK = 0x000FF000;
 
-// --- Put application types: spec/mq.md §2.5 [C] MQGO-CONST ------------------------------------------
+// --- Put application types [C: MQGO-CONST] ----------------------------------------------------------
 inline constexpr std::int32_t MQAT_NO_CONTEXT = 0;
 inline constexpr std::int32_t MQAT_CICS = 1;
 inline constexpr std::int32_t MQAT_ZOS = 2;
@@ -136,7 +137,7 @@ inline constexpr std::int32_t MQAT_XCF = 20;
 inline constexpr std::int32_t MQAT_CICS_BRIDGE = 21;
 inline constexpr std::int32_t MQAT_USER_FIRST = 65536;
 
-// --- Binary "none" values: spec/mq.md §1.2, §2.5 [C] ---------------------------------------------------
+// --- Binary "none" values [C: CMQC-PY, MQGO-CONST] -----------------------------------------------------
 inline constexpr std::array<std::uint8_t, 24> MQMI_NONE{};
 inline constexpr std::array<std::uint8_t, 24> MQCI_NONE{};
 inline constexpr std::array<std::uint8_t, 24> MQGI_NONE{};
@@ -144,7 +145,7 @@ inline constexpr std::array<std::uint8_t, 32> MQACT_NONE{};
 inline constexpr std::array<std::uint8_t, 16> MQITII_NONE{};
 inline constexpr std::string_view MQCI_NEW_SESSION = "AMQ!NEW_SESSION_CORRELID";  // CICS bridge only
 
-// --- Field lengths: spec/mq.md §1.2 [C] MQGO-CONST; the others are the MQMD/MQDLH field sizes of §2.1, §3.1
+// --- Field lengths [C: MQGO-CONST]; the others are the MQMD / MQDLH field sizes [C: CMQC-H] -----
 inline constexpr std::size_t MQ_FORMAT_LENGTH = 8;
 inline constexpr std::size_t MQ_LTERM_OVERRIDE_LENGTH = 8;
 inline constexpr std::size_t MQ_MFS_MAP_NAME_LENGTH = 8;
@@ -162,9 +163,9 @@ inline constexpr std::size_t MQ_PUT_APPL_NAME_LENGTH = 28;
 inline constexpr std::size_t MQ_PUT_DATE_LENGTH = 8;
 inline constexpr std::size_t MQ_PUT_TIME_LENGTH = 8;
 inline constexpr std::size_t MQ_APPL_ORIGIN_DATA_LENGTH = 4;
-inline constexpr std::size_t MQ_BRIDGE_NAME_LENGTH = 24;  // spec/mq.md §5.1 [C]
+inline constexpr std::size_t MQ_BRIDGE_NAME_LENGTH = 24;  // [C: BRIDGE-EVENT, MQGO-CONST]
 
-// --- MQMD: spec/mq.md §2.1 [C] ---------------------------------------------------------------------
+// --- MQMD [C: CMQC-H, CMQC-PY] ---------------------------------------------------------------------
 inline constexpr std::string_view MQMD_STRUC_ID = "MD  ";
 inline constexpr std::int32_t MQMD_VERSION_1 = 1;
 inline constexpr std::int32_t MQMD_VERSION_2 = 2;
@@ -173,7 +174,7 @@ inline constexpr std::size_t MQMD_LENGTH_1 = 324;
 inline constexpr std::size_t MQMD_LENGTH_2 = 364;
 inline constexpr std::size_t MQMD_CURRENT_LENGTH = 364;
 
-// --- MQIIH: spec/mq.md §1.2 [C] CMQC-PY ----------------------------------------------------------------
+// --- MQIIH [C: CMQC-PY] --------------------------------------------------------------------------------
 inline constexpr std::string_view MQIIH_STRUC_ID = "IIH ";
 inline constexpr std::int32_t MQIIH_VERSION_1 = 1;
 inline constexpr std::int32_t MQIIH_CURRENT_VERSION = 1;
@@ -186,8 +187,8 @@ inline constexpr std::int32_t MQIIH_REPLY_FORMAT_NONE = 0x00000008;
 inline constexpr std::int32_t MQIIH_IGNORE_PURG = 0x00000010;
 inline constexpr std::int32_t MQIIH_CM0_REQUEST_RESPONSE = 0x00000020;
 inline constexpr std::string_view MQIAUT_NONE = "        ";
-// Character values, compared as characters after conversion to CCSID 819, not as bytes
-// (spec/mq.md §1.2 note [I]/[D]).
+// Character values, compared as characters after conversion to CCSID 819, not as bytes: they are
+// characters of the MQIIH's CCSID (EBCDIC on z/OS) [I], so comparing characters is our rule [D].
 inline constexpr char MQITS_IN_CONVERSATION = 'C';
 inline constexpr char MQITS_NOT_IN_CONVERSATION = ' ';
 inline constexpr char MQITS_ARCHITECTED = 'A';
@@ -196,14 +197,14 @@ inline constexpr char MQICM_SEND_THEN_COMMIT = '1';
 inline constexpr char MQISS_CHECK = 'C';
 inline constexpr char MQISS_FULL = 'F';
 
-// --- MQDLH: spec/mq.md §3.1 [C] --------------------------------------------------------------------
+// --- MQDLH [C: CMQC-H, MQGO-DLH] -------------------------------------------------------------------
 inline constexpr std::string_view MQDLH_STRUC_ID = "DLH ";
 inline constexpr std::int32_t MQDLH_VERSION_1 = 1;
 inline constexpr std::int32_t MQDLH_CURRENT_VERSION = 1;
 inline constexpr std::size_t MQDLH_LENGTH_1 = 172;
 inline constexpr std::size_t MQDLH_CURRENT_LENGTH = 172;
 
-// --- MQXQH: spec/mq.md §7.4 [C] --------------------------------------------------------------------
+// --- MQXQH [C: CMQC-H, XQH-DOC] --------------------------------------------------------------------
 inline constexpr std::string_view MQXQH_STRUC_ID = "XQH ";
 inline constexpr std::int32_t MQXQH_VERSION_1 = 1;
 inline constexpr std::int32_t MQXQH_CURRENT_VERSION = 1;
@@ -212,7 +213,7 @@ inline constexpr std::size_t MQXQH_CURRENT_LENGTH = 428;
 inline constexpr std::int32_t MQUS_NORMAL = 0;
 inline constexpr std::int32_t MQUS_TRANSMISSION = 1;
 
-// --- Feedback: spec/mq.md §2.4 [C] CMQC-PY, FB-TABLE-ZH ---------------------------------------------
+// --- Feedback [C: CMQC-PY, FB-TABLE-ZH] -------------------------------------------------------------
 inline constexpr std::int32_t MQFB_NONE = 0;
 inline constexpr std::int32_t MQFB_SYSTEM_FIRST = 1;
 inline constexpr std::int32_t MQFB_QUIT = 256;
@@ -232,7 +233,7 @@ inline constexpr std::int32_t MQFB_NAN = 276;
 inline constexpr std::int32_t MQFB_SYSTEM_LAST = 65535;
 inline constexpr std::int32_t MQFB_APPL_FIRST = 65536;
 inline constexpr std::int32_t MQFB_APPL_LAST = 999999999;
-// IMS bridge feedback: spec/mq.md §4.1 [C] values (meanings of 292..300 are [I]).
+// IMS bridge feedback values [C: CMQC-PY, IMS-FB-CODES] (meanings of 292..300 are [I]).
 inline constexpr std::int32_t MQFB_DATA_LENGTH_ZERO = 291;
 inline constexpr std::int32_t MQFB_DATA_LENGTH_NEGATIVE = 292;
 inline constexpr std::int32_t MQFB_DATA_LENGTH_TOO_BIG = 293;
@@ -246,53 +247,53 @@ inline constexpr std::int32_t MQFB_IMS_LAST = 399;
 inline constexpr std::int32_t MQFB_IMS_NACK_1A_REASON_FIRST = 600;  // 600 + reason of NAK sense X'1A'
 inline constexpr std::int32_t MQFB_IMS_NACK_1A_REASON_LAST = 855;
 
-// --- Reason codes: spec/mq.md §4.1, §7.2, §7.4 [C] CMQC-PY ---------------------------------------------
+// --- Reason codes [C: CMQC-PY] -------------------------------------------------------------------------
 inline constexpr std::int32_t MQRC_NONE = 0;
-// Reason codes an application or exit may define for itself: IBM's cmqc.h (MQ 9.1.1), not in the spec.
+// Reason codes an application or exit may define for itself: IBM's cmqc.h (MQ 9.1.1) [C: CMQC-H].
 // describe_reason() names the values inside the range.
 inline constexpr std::int32_t MQRC_APPL_FIRST = 900;
 inline constexpr std::int32_t MQRC_APPL_LAST = 999;
 inline constexpr std::int32_t MQRC_ALIAS_BASE_Q_TYPE_ERROR = 2001;
-inline constexpr std::int32_t MQRC_CONNECTION_BROKEN = 2009;        // issue 5: client connection lost
-inline constexpr std::int32_t MQRC_HCONN_ERROR = 2018;              // issue 5: call after MQDISC
-inline constexpr std::int32_t MQRC_MAX_CONNS_LIMIT_REACHED = 2025;  // issue 5: server_options.max_connections
+inline constexpr std::int32_t MQRC_CONNECTION_BROKEN = 2009;        // client connection lost
+inline constexpr std::int32_t MQRC_HCONN_ERROR = 2018;              // call after MQDISC
+inline constexpr std::int32_t MQRC_MAX_CONNS_LIMIT_REACHED = 2025;  // server_options.max_connections
 inline constexpr std::int32_t MQRC_EXPIRY_ERROR = 2013;
 inline constexpr std::int32_t MQRC_FEEDBACK_ERROR = 2014;
 inline constexpr std::int32_t MQRC_GET_INHIBITED = 2016;
-inline constexpr std::int32_t MQRC_HOBJ_ERROR = 2019;  // issue 5: the engine
+inline constexpr std::int32_t MQRC_HOBJ_ERROR = 2019;  // the queue-manager engine
 inline constexpr std::int32_t MQRC_MD_ERROR = 2026;
 inline constexpr std::int32_t MQRC_MISSING_REPLY_TO_Q = 2027;
 inline constexpr std::int32_t MQRC_MSG_TYPE_ERROR = 2029;
 inline constexpr std::int32_t MQRC_MSG_TOO_BIG_FOR_Q = 2030;
 inline constexpr std::int32_t MQRC_MSG_TOO_BIG_FOR_Q_MGR = 2031;
 inline constexpr std::int32_t MQRC_NO_MSG_AVAILABLE = 2033;
-inline constexpr std::int32_t MQRC_NO_MSG_UNDER_CURSOR = 2034;      // issue 5: the engine
-inline constexpr std::int32_t MQRC_SYNCPOINT_LIMIT_REACHED = 2024;  // issue 5: MAXUMSGS
+inline constexpr std::int32_t MQRC_NO_MSG_UNDER_CURSOR = 2034;      // the queue-manager engine
+inline constexpr std::int32_t MQRC_SYNCPOINT_LIMIT_REACHED = 2024;  // MAXUMSGS
 inline constexpr std::int32_t MQRC_NOT_AUTHORIZED = 2035;
-inline constexpr std::int32_t MQRC_NOT_OPEN_FOR_BROWSE = 2036;   // issue 5: the engine
-inline constexpr std::int32_t MQRC_NOT_OPEN_FOR_INPUT = 2037;    // issue 5: the engine
-inline constexpr std::int32_t MQRC_NOT_OPEN_FOR_INQUIRE = 2038;  // issue 5: the engine
-inline constexpr std::int32_t MQRC_NOT_OPEN_FOR_OUTPUT = 2039;   // issue 5: the engine
+inline constexpr std::int32_t MQRC_NOT_OPEN_FOR_BROWSE = 2036;   // the queue-manager engine
+inline constexpr std::int32_t MQRC_NOT_OPEN_FOR_INPUT = 2037;    // the queue-manager engine
+inline constexpr std::int32_t MQRC_NOT_OPEN_FOR_INQUIRE = 2038;  // the queue-manager engine
+inline constexpr std::int32_t MQRC_NOT_OPEN_FOR_OUTPUT = 2039;   // the queue-manager engine
 inline constexpr std::int32_t MQRC_OBJECT_IN_USE = 2042;
 inline constexpr std::int32_t MQRC_OPTION_NOT_VALID_FOR_TYPE = 2045;
-inline constexpr std::int32_t MQRC_OPTIONS_ERROR = 2046;  // issue 5: the engine
+inline constexpr std::int32_t MQRC_OPTIONS_ERROR = 2046;  // the queue-manager engine
 inline constexpr std::int32_t MQRC_PERSISTENCE_ERROR = 2047;
 inline constexpr std::int32_t MQRC_PERSISTENT_NOT_ALLOWED = 2048;
 inline constexpr std::int32_t MQRC_PRIORITY_ERROR = 2050;
 inline constexpr std::int32_t MQRC_PUT_INHIBITED = 2051;
-inline constexpr std::int32_t MQRC_Q_DELETED = 2052;  // issue 5: the engine
+inline constexpr std::int32_t MQRC_Q_DELETED = 2052;  // the queue-manager engine
 inline constexpr std::int32_t MQRC_Q_FULL = 2053;
-inline constexpr std::int32_t MQRC_Q_NOT_EMPTY = 2055;            // issue 5: the engine
-inline constexpr std::int32_t MQRC_Q_SPACE_NOT_AVAILABLE = 2056;  // issue 5: log file system full
+inline constexpr std::int32_t MQRC_Q_NOT_EMPTY = 2055;            // the queue-manager engine
+inline constexpr std::int32_t MQRC_Q_SPACE_NOT_AVAILABLE = 2056;  // log file system full
 inline constexpr std::int32_t MQRC_Q_TYPE_ERROR = 2057;
-inline constexpr std::int32_t MQRC_Q_MGR_NAME_ERROR = 2058;     // issue 5: connect()
-inline constexpr std::int32_t MQRC_Q_MGR_NOT_AVAILABLE = 2059;  // issue 5: connect()
+inline constexpr std::int32_t MQRC_Q_MGR_NAME_ERROR = 2058;     // connect()
+inline constexpr std::int32_t MQRC_Q_MGR_NOT_AVAILABLE = 2059;  // connect()
 inline constexpr std::int32_t MQRC_REPORT_OPTIONS_ERROR = 2061;
 inline constexpr std::int32_t MQRC_TRUNCATED_MSG_FAILED = 2080;
-inline constexpr std::int32_t MQRC_NOT_OPEN_FOR_PASS_ALL = 2093;    // issue 5: the engine
-inline constexpr std::int32_t MQRC_NOT_OPEN_FOR_PASS_IDENT = 2094;  // issue 5: the engine
-inline constexpr std::int32_t MQRC_NOT_OPEN_FOR_SET_ALL = 2095;     // issue 5: the engine
-inline constexpr std::int32_t MQRC_NOT_OPEN_FOR_SET_IDENT = 2096;   // issue 5: the engine
+inline constexpr std::int32_t MQRC_NOT_OPEN_FOR_PASS_ALL = 2093;    // the queue-manager engine
+inline constexpr std::int32_t MQRC_NOT_OPEN_FOR_PASS_IDENT = 2094;  // the queue-manager engine
+inline constexpr std::int32_t MQRC_NOT_OPEN_FOR_SET_ALL = 2095;     // the queue-manager engine
+inline constexpr std::int32_t MQRC_NOT_OPEN_FOR_SET_IDENT = 2096;   // the queue-manager engine
 inline constexpr std::int32_t MQRC_UNKNOWN_ALIAS_BASE_Q = 2082;
 inline constexpr std::int32_t MQRC_UNKNOWN_OBJECT_NAME = 2085;
 inline constexpr std::int32_t MQRC_UNKNOWN_OBJECT_Q_MGR = 2086;
@@ -300,7 +301,7 @@ inline constexpr std::int32_t MQRC_UNKNOWN_REMOTE_Q_MGR = 2087;
 inline constexpr std::int32_t MQRC_XMIT_Q_TYPE_ERROR = 2091;
 inline constexpr std::int32_t MQRC_XMIT_Q_USAGE_ERROR = 2092;
 inline constexpr std::int32_t MQRC_OBJECT_DAMAGED = 2101;
-inline constexpr std::int32_t MQRC_RESOURCE_PROBLEM = 2102;  // issue 5: the log failed
+inline constexpr std::int32_t MQRC_RESOURCE_PROBLEM = 2102;  // the log failed
 inline constexpr std::int32_t MQRC_STORAGE_CLASS_ERROR = 2105;
 inline constexpr std::int32_t MQRC_FORMAT_ERROR = 2110;
 inline constexpr std::int32_t MQRC_NOT_CONVERTED = 2119;
@@ -311,17 +312,17 @@ inline constexpr std::int32_t MQRC_DLH_ERROR = 2141;
 inline constexpr std::int32_t MQRC_HEADER_ERROR = 2142;
 inline constexpr std::int32_t MQRC_IIH_ERROR = 2148;
 inline constexpr std::int32_t MQRC_Q_MGR_QUIESCING = 2161;
-inline constexpr std::int32_t MQRC_Q_MGR_STOPPING = 2162;  // issue 5: a call after the engine ended
+inline constexpr std::int32_t MQRC_Q_MGR_STOPPING = 2162;  // a call after the engine ended
 inline constexpr std::int32_t MQRC_REMOTE_Q_NAME_ERROR = 2184;
 inline constexpr std::int32_t MQRC_PAGESET_FULL = 2192;
-inline constexpr std::int32_t MQRC_UNEXPECTED_ERROR = 2195;  // issue 5: an error without an MQRC
+inline constexpr std::int32_t MQRC_UNEXPECTED_ERROR = 2195;  // an error without an MQRC
 inline constexpr std::int32_t MQRC_UNKNOWN_XMIT_Q = 2196;
 inline constexpr std::int32_t MQRC_UNKNOWN_DEF_XMIT_Q = 2197;
 inline constexpr std::int32_t MQRC_DEF_XMIT_Q_TYPE_ERROR = 2198;
 inline constexpr std::int32_t MQRC_DEF_XMIT_Q_USAGE_ERROR = 2199;
 inline constexpr std::int32_t MQRC_XQH_ERROR = 2260;
 inline constexpr std::int32_t MQRC_BACKOUT_THRESHOLD_REACHED = 2362;
-inline constexpr std::int32_t MQRC_HOST_NOT_AVAILABLE = 2538;  // issue 5: connect() over TCP
+inline constexpr std::int32_t MQRC_HOST_NOT_AVAILABLE = 2538;  // connect() over TCP
 // The MQI contract's reasons (imsb/mqi/connection.hpp): MQINQ, MQOPEN of the queue manager, truncation
 // accepted, a connection stopped [C] IBM's cmqc.h values and the MQINQ / MQOPEN / MQGET reason lists.
 inline constexpr std::int32_t MQRC_CHAR_ATTR_LENGTH_ERROR = 2006;
@@ -360,7 +361,7 @@ inline constexpr std::int32_t MQRC_CONNECTION_STOPPED = 2528;
 inline constexpr std::int32_t MQRC_OPERATION_NOT_ALLOWED = 2534;
 inline constexpr std::int32_t MQRC_STAT_TYPE_ERROR = 2430;
 
-// --- MQPUT / MQOPEN / MQGET options: spec/mq.md §2.5 [C] -------------------------------------------
+// --- MQPUT / MQOPEN / MQGET options [C: CMQC-PY, MQGO-CONST] ---------------------------------------
 inline constexpr std::int32_t MQPMO_NONE = 0x00000000;
 inline constexpr std::int32_t MQPMO_SYNCPOINT = 0x00000002;
 inline constexpr std::int32_t MQPMO_NO_SYNCPOINT = 0x00000004;
@@ -372,7 +373,7 @@ inline constexpr std::int32_t MQPMO_PASS_ALL_CONTEXT = 0x00000200;
 inline constexpr std::int32_t MQPMO_SET_IDENTITY_CONTEXT = 0x00000400;
 inline constexpr std::int32_t MQPMO_SET_ALL_CONTEXT = 0x00000800;
 inline constexpr std::int32_t MQPMO_NO_CONTEXT = 0x00004000;
-inline constexpr std::int32_t MQPMO_FAIL_IF_QUIESCING = 0x00002000;  // issue 5: the engine
+inline constexpr std::int32_t MQPMO_FAIL_IF_QUIESCING = 0x00002000;  // the queue-manager engine
 
 inline constexpr std::int32_t MQOO_INPUT_AS_Q_DEF = 0x00000001;
 inline constexpr std::int32_t MQOO_INPUT_SHARED = 0x00000002;
@@ -399,8 +400,8 @@ inline constexpr std::int32_t MQGMO_BROWSE_NEXT = 0x00000020;
 inline constexpr std::int32_t MQGMO_ACCEPT_TRUNCATED_MSG = 0x00000040;
 inline constexpr std::int32_t MQGMO_MSG_UNDER_CURSOR = 0x00000100;
 inline constexpr std::int32_t MQGMO_LOCK = 0x00000200;
-inline constexpr std::int32_t MQGMO_BROWSE_MSG_UNDER_CURSOR = 0x00000800;  // issue 5: the engine
-inline constexpr std::int32_t MQGMO_SYNCPOINT_IF_PERSISTENT = 0x00001000;  // issue 5: the engine
+inline constexpr std::int32_t MQGMO_BROWSE_MSG_UNDER_CURSOR = 0x00000800;  // the queue-manager engine
+inline constexpr std::int32_t MQGMO_SYNCPOINT_IF_PERSISTENT = 0x00001000;  // the queue-manager engine
 inline constexpr std::int32_t MQGMO_FAIL_IF_QUIESCING = 0x00002000;
 inline constexpr std::int32_t MQGMO_CONVERT = 0x00004000;
 

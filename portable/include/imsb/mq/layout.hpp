@@ -1,7 +1,7 @@
 #pragma once
-// The wire layout of each MQ header structure, declared once as a table (STYLE.md "Redpanda"): the
-// encoders, decoders, the printer (mqdump) and the golden tests all read these tables, so an offset
-// lives in exactly one place. Field names are IBM's (StrucId, Version, Report, MsgType, ...).
+// The wire layout of each MQ header structure, declared once as a table: the encoders, decoders, the printer
+// (mqdump) and the golden tests all read these tables, so an offset lives in exactly one place. Field names
+// are IBM's (StrucId, Version, Report, MsgType, ...).
 
 #include <cstddef>
 #include <cstdint>

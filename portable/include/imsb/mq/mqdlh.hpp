@@ -1,5 +1,5 @@
 #pragma once
-// MQDLH, the dead-letter header (172 bytes, version 1): spec/mq.md §3.1 [C].
+// MQDLH, the dead-letter header (172 bytes, version 1) [C: CMQC-H, DLH-DOC].
 // The byte layout is mqdlh_layout() (layout.hpp); this is the typed view and its codec.
 
 #include <cstdint>
@@ -11,7 +11,7 @@
 
 namespace imsb::mq {
 
-// Defaults are IBM's MQDLH_DEFAULT (spec/mq.md §3.1 [C] MQGO-DLH). Encoding, CodedCharSetId and
+// Defaults are IBM's MQDLH_DEFAULT [C: MQGO-DLH]. Encoding, CodedCharSetId and
 // Format describe the data that follows the MQDLH (the original MQMD's values).
 struct mqdlh {
   std::string struc_id{MQDLH_STRUC_ID};

@@ -1,5 +1,5 @@
 #pragma once
-// MQIIH, the IMS information header (84 bytes, version 1 only): spec/mq.md §1.1 [C].
+// MQIIH, the IMS information header (84 bytes, version 1 only) [C: CMQC-H, IIH-DOC].
 // The byte layout is mqiih_layout() (layout.hpp); this is the typed view and its codec.
 
 #include <array>
@@ -12,13 +12,13 @@
 
 namespace imsb::mq {
 
-// Defaults are IBM's MQIIH_DEFAULT (spec/mq.md §1.1 [C]). Character fields are CCSID 819 text; the
+// Defaults are IBM's MQIIH_DEFAULT [C: CMQC-H]. Character fields are CCSID 819 text; the
 // one-character fields are compared as characters (MQITS_*, MQICM_*, MQISS_*), never as bytes.
 struct mqiih {
   std::string struc_id{MQIIH_STRUC_ID};
   std::int32_t version = MQIIH_VERSION_1;
   std::int32_t struc_length = static_cast<std::int32_t>(MQIIH_LENGTH_1);
-  std::int32_t encoding = 0;           // "Reserved" on input (spec/mq.md §1.3 [C])
+  std::int32_t encoding = 0;           // "Reserved" on input [C: IIH-DOC]
   std::int32_t coded_char_set_id = 0;  // "Reserved" on input
   std::string format{MQFMT_NONE};
   std::int32_t flags = MQIIH_NONE;
@@ -61,10 +61,10 @@ bool operator==(const mqiih& a, const mqiih& b);
 inline bool operator!=(const mqiih& a, const mqiih& b) { return !(a == b); }
 
 // Decodes the MQIIH at the start of `in`, with the checks the queue manager makes at MQPUT
-// (spec/mq.md §1.7 [C] RC2148): buffer at least 84 bytes, StrucId "IIH " (ASCII X'49494820' or
+// [C: RC2148]: buffer at least 84 bytes, StrucId "IIH " (ASCII X'49494820' or
 // EBCDIC X'C9C9C840', whatever `ccsid` says), Version 1, StrucLength 84. Each failure is a
 // decode_error with code make_mqrc(MQRC_IIH_ERROR) naming the field ("MQIIH.StrucLength").
-// Flags are not checked: IBM added bits over time (spec/mq.md §1.3 [D]).
+// Flags are not checked: IBM added bits over time [D].
 result<mqiih> decode_mqiih(bytes_view in, std::int32_t encoding, std::int32_t ccsid);
 
 // Appends the 84-byte MQIIH to `out`, field values as they are (see encode_mqmd).

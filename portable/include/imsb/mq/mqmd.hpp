@@ -1,5 +1,5 @@
 #pragma once
-// MQMD, the message descriptor, versions 1 (324 bytes) and 2 (364 bytes): spec/mq.md §2.1 [C].
+// MQMD, the message descriptor, versions 1 (324 bytes) and 2 (364 bytes) [C: CMQC-H, CMQC-PY].
 // The byte layout is mqmd_layout() (layout.hpp); this is the typed view and its codec.
 
 #include <array>
@@ -12,7 +12,7 @@
 
 namespace imsb::mq {
 
-// Defaults are IBM's MQMD_DEFAULT (spec/mq.md §2.1 [C] CMQC-H). MQCHARn fields hold exactly n
+// Defaults are IBM's MQMD_DEFAULT [C: CMQC-H]. MQCHARn fields hold exactly n
 // characters of CCSID 819 text, padding kept; MQBYTEn fields are raw bytes.
 struct mqmd {
   std::string struc_id{MQMD_STRUC_ID};
@@ -22,7 +22,7 @@ struct mqmd {
   std::int32_t expiry = MQEI_UNLIMITED;
   std::int32_t feedback = MQFB_NONE;
   // IBM's default is MQENC_NATIVE, which depends on the platform; ours is the Linux queue manager's
-  // native encoding [D] (spec/mq.md §9.8).
+  // native encoding [D] (docs/design/character-data.md).
   std::int32_t encoding = MQENC_NATIVE_LINUX_X86;
   std::int32_t coded_char_set_id = MQCCSI_Q_MGR;
   std::string format{MQFMT_NONE};
@@ -96,7 +96,7 @@ inline bool operator!=(const mqmd& a, const mqmd& b) { return !(a == b); }
 // Decodes an MQMD at the start of `in`; its Version (1 or 2) decides 324 or 364 bytes. `encoding`
 // gives the byte order of the MQLONG fields, `ccsid` the character set of the MQCHAR fields.
 // The StrucId is accepted in ASCII ("MD  " X'4D442020') and EBCDIC (X'D4C44040') whatever `ccsid`
-// says (spec/mq.md §0 [C] WIRESHARK). Errors (make_mqrc(MQRC_MD_ERROR)): buffer too short, wrong
+// says [C: WIRESHARK]. Errors (make_mqrc(MQRC_MD_ERROR)): buffer too short, wrong
 // StrucId, Version not 1 or 2.
 result<mqmd> decode_mqmd(bytes_view in, std::int32_t encoding, std::int32_t ccsid);
 

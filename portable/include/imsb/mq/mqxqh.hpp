@@ -1,6 +1,6 @@
 #pragma once
 // MQXQH, the transmission-queue header (428 bytes, version 1) with its embedded version-1 MQMD:
-// spec/mq.md §7.4 [C]. The byte layout is mqxqh_layout() (layout.hpp).
+// [C: CMQC-H, XQH-DOC]. The byte layout is mqxqh_layout() (layout.hpp).
 
 #include <cstdint>
 #include <string>
@@ -18,7 +18,7 @@ struct mqxqh {
   std::string remote_q_name = std::string(MQ_Q_NAME_LENGTH, ' ');
   std::string remote_q_mgr_name = std::string(MQ_Q_MGR_NAME_LENGTH, ' ');
   // "A close copy of the message descriptor MQMD that was specified ... when the message was
-  // originally put", always in the 324-byte version-1 layout (spec/mq.md §7.4 [C]). Its version-2
+  // originally put", always in the 324-byte version-1 layout [C: XQH-DOC]. Its version-2
   // fields are not carried (an MQMDE after the MQXQH carries them [I]).
   mqmd msg_desc;
 
@@ -42,10 +42,10 @@ inline bool operator!=(const mqxqh& a, const mqxqh& b) { return !(a == b); }
 
 // Decodes the MQXQH at the start of `in`: at least 428 bytes, StrucId "XQH " (ASCII or EBCDIC),
 // Version 1, and an embedded MQMD whose StrucId is "MD  " in the same character family and whose
-// Version is 1 or 2 [D]. Failures give make_mqrc(MQRC_XQH_ERROR) (spec/mq.md §7.4 [C] RC2260) naming
+// Version is 1 or 2 [D]. Failures give make_mqrc(MQRC_XQH_ERROR) [C: RC2260] naming
 // the field ("MQXQH.MsgDesc.StrucId"). The embedded MQMD is read with the same encoding and CCSID.
 //
-// MsgDesc is always exactly the 324 bytes of a version-1 MQMD (spec/mq.md §7.4 [C]), whatever its
+// MsgDesc is always exactly the 324 bytes of a version-1 MQMD [C: XQH-DOC], whatever its
 // Version says: a Version of 2 is kept as found, so that encode_mqxqh gives back the same 428 bytes,
 // and msg_desc's version-2 fields stay at their defaults (the original's travel in an MQMDE after
 // the MQXQH [I]); the bytes after the MQXQH are never read as MsgDesc.

@@ -1,9 +1,9 @@
 #pragma once
-// PCF (Programmable Command Format) as IBM's event messages use it: an MQCFH header followed by
-// parameter structures (MQCFIN integers, MQCFST strings, ...), all MQLONGs in the byte order of the
-// message's Encoding and strings in their own (or the message's) CCSID. The bridge emits its Bridge
-// Started / Bridge Stopped events with it (spec/mq.md §5.1 [C] BRIDGE-EVENT, BRIDGE-STOPPED-EVENT)
-// and mqdump decodes any MQEVENT / MQADMIN / MQPCF body with it.
+// PCF (Programmable Command Format) as IBM's event messages use it: an MQCFH header followed by parameter
+// structures (MQCFIN integers, MQCFST strings, ...), all MQLONGs in the byte order of the message's Encoding
+// and strings in their own (or the message's) CCSID. The bridge emits its Bridge Started / Bridge Stopped
+// events with it [C: BRIDGE-EVENT, BRIDGE-STOPPED-EVENT] and mqdump decodes any MQEVENT / MQADMIN / MQPCF
+// body with it.
 //
 // Values are IBM's (cmqcfc.h of MQ 9.1.1, cmqc.h) [C] unless marked [I] (our reading of IBM's
 // documentation where it does not give the value outright) or [D] (our design).
@@ -153,7 +153,7 @@ result<pcf_message> decode_pcf(bytes_view in, std::int32_t encoding, std::int32_
 // CodedCharSetId, or `ccsid` when that is 0.
 void encode_pcf(const pcf_message& m, std::int32_t encoding, std::int32_t ccsid, bytes& out);
 
-// --- Bridge events: spec/mq.md §5.1 [C] BRIDGE-EVENT, BRIDGE-STOPPED-EVENT ---------------------------
+// --- Bridge events [C: BRIDGE-EVENT, BRIDGE-STOPPED-EVENT] ------------------------------------------
 struct event_message {
   mqmd md;     // Format MQFMT_EVENT, MsgType MQMT_DATAGRAM, the given Encoding and CCSID
   bytes data;  // MQCFH and the parameters

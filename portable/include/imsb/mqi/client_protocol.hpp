@@ -1,10 +1,10 @@
 #pragma once
-// The client protocol [D]: how a program talks to a queue-manager daemon over its bindings socket (Unix)
-// or a TCP listener (optionally TLS). One request, then its one response, in turn, on one connection —
-// the MQI calls of connection.hpp, one frame each (one exception: the wake frame of a consumer's
-// dispatcher, below wait_for_change_request). MQCB and MQCTL run in the client, over gets and
-// wait_for_change. A pure codec (STYLE.md "Boost.Beast"): it never
-// touches a socket; the server and the client connection in qmgr/ move the bytes.
+// The client protocol [D]: how a program talks to a queue-manager daemon over its bindings socket (Unix) or a
+// TCP listener (optionally TLS). One request, then its one response, in turn, on one connection — the MQI
+// calls of connection.hpp, one frame each (one exception: the wake frame of a consumer's dispatcher, below
+// wait_for_change_request). MQCB and MQCTL run in the client, over gets and wait_for_change. A pure codec
+// (docs/design/layers.md): it never touches a socket; the server and the client connection in qmgr/ move the
+// bytes.
 //
 // Frame: a 12-byte header, then the body.
 //   offset 0  4 bytes  "IMQF" (ASCII) — anything else is a bad frame

@@ -1,9 +1,9 @@
 #pragma once
-// The queue-manager connection: the MQI contract every backend keeps — what an application (mqput,
-// mqget, imsreq, imsbench, the bridge) does with a queue manager, with the MQI's names and meaning
-// (MQCONN, MQOPEN, MQPUT, MQPUT1, MQGET, MQINQ, MQCMIT, MQBACK, MQCLOSE, MQDISC). ARCHITECTURE.md: one
-// interface, three backends — in-process (the embedded queue manager runs inside the calling program;
-// qmgr/), client (the client protocol over a Unix socket or TCP; qmgr/) and MQI (IBM MQ, on z/OS; zos/).
+// The queue-manager connection: the MQI contract every backend keeps — what an application (mqput, mqget,
+// imsreq, imsbench, the bridge) does with a queue manager, with the MQI's names and meaning (MQCONN, MQOPEN,
+// MQPUT, MQPUT1, MQGET, MQINQ, MQCMIT, MQBACK, MQCLOSE, MQDISC). docs/design/layers.md: one interface, three
+// backends — in-process (the embedded queue manager runs inside the calling program; qmgr/), client (the
+// client protocol over a Unix socket or TCP; qmgr/) and MQI (IBM MQ, on z/OS; zos/).
 // tests/mqi/conformance_test.cpp runs one checklist against every backend.
 //
 // Every call completes as the MQI's do, with a completion code and a reason (mqi::result below):
@@ -92,7 +92,7 @@ struct object_descriptor {
 
 struct open_result {
   hobj handle = 0;
-  // MQOD ResolvedQName / ResolvedQMgrName (spec/mq.md §7.2 step 4 [C]).
+  // MQOD ResolvedQName / ResolvedQMgrName [C: RESOLVE-LOCAL, RESOLVEDQMGR-DOC].
   std::string resolved_q;
   std::string resolved_qmgr;
 };
@@ -326,9 +326,9 @@ struct qmgr_attributes {
 result<qmgr_attributes> inquire_qmgr(connection& c);
 
 // The encoding of the numbers in messages the queue manager's own programs make (MQENC_NATIVE there):
-// MQENC_NATIVE_ZOS (785) for MQPL_ZOS; on every other platform the encoding of this program's machine
-// (546 little-endian, 273 big-endian), as a queue manager reached through bindings or in-process runs on
-// the same machine [D] (the MQI has no Encoding selector: MQENC_NATIVE is the platform's, cmqc.h [C]).
+// MQENC_NATIVE_ZOS (785) for MQPL_ZOS; on every other platform the encoding of this program's machine (546
+// little-endian, 273 big-endian), as a queue manager reached through bindings or in-process runs on the same
+// machine [D] (the MQI has no Encoding selector: MQENC_NATIVE is the platform's, IBM's cmqc.h [C: CMQC-H]).
 std::int32_t native_encoding_of(std::int32_t platform) noexcept;
 
 }  // namespace imsb::mqi

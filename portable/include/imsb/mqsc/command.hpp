@@ -1,7 +1,7 @@
 #pragma once
 // The typed tree of one MQSC command: verb, object type, object name and parameters, with every
 // abbreviation already replaced by its canonical word. The object catalog validates values from this
-// tree; the parser checks only the syntax (spec/mq.md §6.2 "MQSC syntax rules" [C]).
+// tree; the parser checks only the syntax (IBM's MQSC syntax rules [C: MQSC-RULES]).
 
 #include <cstddef>
 #include <optional>
@@ -14,7 +14,7 @@ namespace imsb::mqsc {
 // One value: an object name, a parameter value, or one element of a list.
 struct mqsc_value {
   // Unquoted values are folded to upper case; quoted ones are kept exactly as written, with the
-  // doubled quote ('') undone (spec/mq.md §6.2 [I]).
+  // doubled quote ('') undone [I: MQSC-RULES].
   std::string text;
   bool quoted = false;
 

@@ -3,7 +3,8 @@
 // from lines, then cut one command into tokens. Every character keeps the line and column it came
 // from, so errors point at the text the operator wrote.
 //
-// Line rules (spec/mq.md §6.2 MQSC-RULES and IBM "MQSC input file syntax"; [C] unless marked):
+// Line rules (IBM's MQSC command reference [C: MQSC-RULES] and IBM "MQSC input file syntax"; [C] unless
+// marked):
 //   * each command starts on a new line; leading blanks are ignored;
 //   * a line with '*' in column 1 is a comment; blank lines are ignored; both are skipped even in the
 //     middle of a continued command;

@@ -1,7 +1,8 @@
 #pragma once
 // File names on the file systems a queue manager's files can live on, and the character step of the
-// MQ name transformation (seeds/000, spec/mq.md §8.1–8.2). The catalog-driven step that makes a
-// name valid and unique is file_name_map (file_name_map.hpp).
+// MQ name transformation (IBM's "Understanding WebSphere MQ file names" [C: FILENAMES-V6, FILENAMES];
+// docs/design/queue-manager.md). The catalog-driven step that makes a name valid and unique is
+// file_name_map (file_name_map.hpp).
 //
 // The file system is a parameter so that every path of the transformation (truncation, suffixes,
 // case collisions) runs and is tested on Linux; the queue manager uses fs_profile::posix there.
@@ -19,22 +20,23 @@ enum class fs_profile : std::uint8_t {
   posix,
   // NTFS-like: case insensitive (and case preserving); 1–255 characters; no control characters and
   // none of < > : " / \ | ? *; no trailing '.' or blank; not a device name (CON PRN AUX NUL COM1–9
-  // LPT1–9, with or without an extension). '%' is refused too [D] (spec/mq.md §8.2: names with '%'
-  // take the truncate-and-suffix path on case-insensitive and restricted file systems; IBM documents
-  // nothing, and '%' is special to Windows command shells).
+  // LPT1–9, with or without an extension). '%' is refused too [D] (docs/design/queue-manager.md: names
+  // with '%' take the truncate-and-suffix path on case-insensitive and restricted file systems; IBM
+  // documents nothing, and '%' is special to Windows command shells).
   case_insensitive,
   // FAT 8.3 [D]: case insensitive; a base of 1–8 characters, then optionally '.' and an extension of
   // 1–3; characters A–Z a–z 0–9 ! # $ & ' ( ) - @ ^ _ ` { } ~ (the DOS short-name set without '%',
   // for the reason above, and without bytes above X'7F', whose meaning depends on the OEM code page).
   // Lowercase is accepted: the file system stores the name upper case and compares without case, and
-  // IBM's own FAT example is the lowercase `queue!ma` (seeds/000). Not a device name, as above.
+  // IBM's own FAT example is the lowercase `queue!ma` [C: FILENAMES-V6]. Not a device name, as above.
   fat83,
 };
 std::string_view to_string(fs_profile profile) noexcept;
 bool is_case_insensitive(fs_profile profile) noexcept;
 
-// Rule 1 of the transformation (seeds/000, spec/mq.md §8.1 [C]): '.' becomes '!', '/' becomes '&';
-// every other character is kept. Applied to queue-manager and object names alike (§8.2 [I]).
+// Rule 1 of the transformation [C: FILENAMES-V6, FILENAMES]: '.' becomes '!', '/' becomes '&';
+// every other character is kept. Applied to queue-manager and object names alike, as observed
+// paths on Linux show [I: CHEF-IIB, QIITA-DSPMQFLS].
 std::string transform_chars(std::string_view real_name);
 // The inverse: '!' becomes '.', '&' becomes '/'. Exact for any file name rule 1 alone produced
 // (MQ names contain neither '!' nor '&'); for generated names ask file_name_map::real_name_of.

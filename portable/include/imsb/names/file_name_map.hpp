@@ -1,37 +1,37 @@
 #pragma once
-// The MQ name transformation with its memory: real object names ↔ file names in one directory
-// (seeds/000 "Understanding WebSphere MQ file names", spec/mq.md §8). portable/ does no I/O, so the
-// map works over a snapshot of the names already in use; the queue manager loads it from its
-// persisted catalog with add(), records each new pair that transform() returns, and dspmqfls turns
-// file names back into real names with real_name_of().
+// The MQ name transformation with its memory: real object names ↔ file names in one directory (IBM's
+// "Understanding WebSphere MQ file names" [C: FILENAMES-V6]; docs/design/queue-manager.md). portable/ does no
+// I/O, so the map works over a snapshot of the names already in use; the queue manager loads it from its
+// persisted catalog with add(), records each new pair that transform() returns, and dspmqfls turns file names
+// back into real names with real_name_of().
 //
 // The algorithm, for a name not yet in the map:
-//  1. Rule 1: transform_chars ('.' → '!', '/' → '&') [C] spec/mq.md §8.1. If the result is a valid
+//  1. Rule 1: transform_chars ('.' → '!', '/' → '&') [C: FILENAMES-V6]. If the result is a valid
 //     file name on the profile and no name in the map is the same file, that is the file name.
 //  2. Otherwise "the name is still not valid" [C]. "Valid" includes "not already the file of another
 //     name": that is how names that differ only in case are told apart on file systems that are not
-//     case sensitive, which IBM states without saying how [C] statement, [D] method (spec/mq.md §8.2).
+//     case sensitive, which IBM states without saying how ([C: FILENAMES] statement, [D] method).
 //     Rule 2 says: truncate to eight characters; append a three-character numeric suffix [C]. We
 //     apply the two remedies in turn, re-checking after each [D]:
 //       a. the stem — the first 8 characters (queue-manager names), see below for objects — is the
 //          file name if it is valid and free. This is IBM's own FAT example: `queue.manager` becomes
-//          `queue!ma`, with no suffix (seeds/000), and a literal "truncate and always append" cannot
-//          produce it. So the first name to claim a stem gets it plain;
+//          `queue!ma`, with no suffix [C: FILENAMES-V6], and a literal "truncate and always append"
+//          cannot produce it. So the first name to claim a stem gets it plain;
 //       b. else stem + ".NNN" with the smallest NNN in 000..999 that is free. The suffix takes the
 //          8.3 extension's place on FAT, which is why it is written after a '.', on every profile:
 //          rule 1 removes every '.', so a '.' in a file name marks a generated name and a generated
 //          name can never collide with a name rule 1 produces later or on another profile [D];
 //       c. when all 1000 are taken, transform() fails with std::errc::no_space_on_device.
 //  Stems are made valid for the profile: a character the profile refuses ('%' on the non-posix
-//  profiles, spec/mq.md §8.2 [D]) becomes '#', which no MQ name contains; a stem that is a device
-//  name (CON, LPT1, ...) gets a '#' appended [D].
+//  profiles [D]) becomes '#', which no MQ name contains; a stem that is a device name (CON, LPT1, ...)
+//  gets a '#' appended [D].
 //
 // Name spaces. Queue-manager names and object names (queues, processes, namelists) are transformed
-// separately: each directory has its own map. They differ in the stem (seeds/000: "there are only a
-// few queue manager names on each machine, [but] there can be a large number of other objects"):
-//  - queue_manager: the first 8 characters of the rule-1 result [C] (spec/mq.md §8.1);
+// separately: each directory has its own map. They differ in the stem (IBM [C: FILENAMES-V6]: "there are
+// only a few queue manager names on each machine, [but] there can be a large number of other objects"):
+//  - queue_manager: the first 8 characters of the rule-1 result [C: FILENAMES-V6];
 //  - object: "When a new name is generated ... there is no simple relationship with the original
-//    object name" [C] (spec/mq.md §8.2). The stem is '#' and 7 base-32 characters (0-9 A-V) of a
+//    object name" [C: FILENAMES-V6]. The stem is '#' and 7 base-32 characters (0-9 A-V) of a
 //    64-bit FNV-1a hash of the real name [D]: queues such as APP.ORDERS.0001 ... APP.ORDERS.5000 share
 //    their first 8 characters, and 1000 suffixes per stem would run out where a hash does not.
 //    The hash is over the name's bytes, so it is the same on every platform and byte order.
@@ -67,7 +67,7 @@ class file_name_map {
   // The file name of `real_name`: the one already recorded, or a new one, recorded before it is
   // returned. Errors (decode_error.field "real_name"):
   //  - std::errc::invalid_argument: not a valid MQ name of this name space (1–48 characters of the
-  //    MQ set, spec/mq.md §6.3; `offset` is the offending character, `detail` the rule's reason);
+  //    MQ set [C: NAMING-OTHER]; `offset` is the offending character, `detail` the rule's reason);
   //  - std::errc::no_space_on_device: every suffix of the stem is taken (`detail` names the stem).
   result<std::string> transform(std::string_view real_name);
 

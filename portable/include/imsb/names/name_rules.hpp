@@ -1,7 +1,7 @@
 #pragma once
 // Name rules of the objects the bridge names or is named by: MQ objects and queue managers
-// (spec/mq.md §6.1, §6.3), XCF groups and members (spec/otma-xcf.md §4.2) and OTMA Tpipes
-// (spec/otma-xcf.md §2.11, spec/mq.md §5.2).
+// [C: NAMING-V6, NAMING-OTHER, STGCLASS], XCF groups and members [C: XCF-NAMES2] and OTMA Tpipes
+// [C: IMS-NAMES].
 //
 // Every check takes the name's value, without the blank padding of its fixed-length field (callers
 // holding an MQCHARn or an OTMA name field pass codepage::field_value(raw) first), and answers
@@ -32,11 +32,12 @@ std::string_view to_string(name_fault fault) noexcept;
 struct name_problem {
   name_fault fault = name_fault::empty;
   std::size_t position = 0;  // offending character; for too_long the first one past the limit
-  std::string reason;        // "queue name 'A B': blank at position 1; ... (spec/mq.md §6.3 [C])"
+  // "queue name 'A B': blank at position 1; ... (IBM MQ naming rules [C: NAMING-V6])"
+  std::string reason;
 };
 using name_check = std::optional<name_problem>;  // std::nullopt: the name is valid
 
-// --- MQ object names (spec/mq.md §6.3 [C]) ----------------------------------------------------
+// --- MQ object names [C: NAMING-V6, NAMING-OTHER] ------------------------------------------------
 
 enum class mq_object_type : std::uint8_t {
   queue,
@@ -53,10 +54,10 @@ enum class mq_object_type : std::uint8_t {
   cf_structure,
 };
 std::string_view to_string(mq_object_type type) noexcept;  // "queue", "storage class", ...
-// 48, or 20 for channels, 8 for storage classes, 12 for CF structures (spec/mq.md §6.3 [C]).
+// 48, or 20 for channels, 8 for storage classes, 12 for CF structures [C: NAMING-V6].
 std::size_t max_name_length(mq_object_type type) noexcept;
 
-// A–Z a–z 0–9 . / _ % (spec/mq.md §6.3 [C]).
+// A–Z a–z 0–9 . / _ % [C: NAMING-V6].
 bool is_mq_name_char(char c) noexcept;
 
 // The general MQ name rule: 1..max_length characters of the MQ set, no blanks, case sensitive.
@@ -64,48 +65,47 @@ bool is_mq_name_char(char c) noexcept;
 name_check check_mq_name(std::string_view name, std::size_t max_length, std::string_view what);
 
 // The rule of one object type: check_mq_name with the type's length, except
-//  - storage class: 1–8, first A–Z, rest A–Z 0–9 (spec/mq.md §6.1 [C]);
-//  - CF structure: 1–12, first A–Z, rest A–Z 0–9 (length spec/mq.md §6.3 [C]; characters from
-//    DEFINE CFSTRUCT, not in the spec [I]);
+//  - storage class: 1–8, first A–Z, rest A–Z 0–9 [C: STGCLASS];
+//  - CF structure: 1–12, first A–Z, rest A–Z 0–9 (length [C: NAMING-V6]; characters from
+//    DEFINE CFSTRUCT [I]);
 //  - queue manager: check_queue_manager_name(name, qmgr_platform::distributed).
 name_check check_mq_object_name(std::string_view name, mq_object_type type);
 
 enum class qmgr_platform : std::uint8_t { distributed, zos };
-// distributed: the MQ rule with 48 characters (spec/mq.md §6.3 [C]).
-// zos: 1–4 characters (spec/mq.md §6.3 [C]); the name is the MVS subsystem name, so first A–Z and
+// distributed: the MQ rule with 48 characters [C: NAMING-V6].
+// zos: 1–4 characters [C: NAMING-V6]; the name is the MVS subsystem name, so first A–Z and
 // the rest A–Z 0–9 [I] (subsystem names are upper case; their national characters are not MQ ones).
 name_check check_queue_manager_name(std::string_view name, qmgr_platform platform);
 
-// Names that start with "SYSTEM." are reserved for objects the queue manager defines
-// (spec/mq.md §6.3 [C] NAMING-OTHER). Case sensitive, as MQ names are: "system.q" is a user name.
-// Kept apart from the syntax checks because the queue manager itself defines SYSTEM.* objects.
+// Names that start with "SYSTEM." are reserved for objects the queue manager defines [C: NAMING-OTHER]. Case
+// sensitive, as MQ names are: "system.q" is a user name. Kept apart from the syntax checks because the queue
+// manager itself defines SYSTEM.* objects.
 name_check check_no_system_prefix(std::string_view name);
 
 // --- XCF and OTMA names -----------------------------------------------------------------------
 
 enum class xcf_rules : std::uint8_t {
-  // XCF alone (spec/otma-xcf.md §4.2 [C]): A–Z 0–9 $ # @, group 1–8, member 1–16.
+  // XCF alone [C: XCF-NAMES2]: A–Z 0–9 $ # @, group 1–8, member 1–16.
   xcf,
-  // What the bridge and the emulator accept (spec/otma-xcf.md §4.2 [D], §8.3 [D]): the intersection
-  // with the OTMA rules of §2.11 — A–Z 0–9 @ $ (no #), first character not a digit, no DFS or DBCDM
+  // What the bridge and the emulator accept [D] (docs/design/otma.md): the intersection with the OTMA
+  // naming rules [C: IMS-NAMES] — A–Z 0–9 @ $ (no #), first character not a digit, no DFS or DBCDM
   // prefix; group names do not start with SYS; member names (OTMA client names) are not IMS
-  // reserved words (§2.11 [C]).
+  // reserved words [C: IMS-NAMES].
   bridge,
 };
 name_check check_xcf_group_name(std::string_view name, xcf_rules rules);
 name_check check_xcf_member_name(std::string_view name, xcf_rules rules);
 
-// OTMA Tpipe names (spec/otma-xcf.md §2.11 [C] IMS-NAMES, spec/mq.md §5.2 [C]): 1–8 characters of
-// type A (A–Z 0–9 @ $), begins non-blank, no embedded blanks, not starting with DFS or DBCDM, not
-// a reserved word or IMS keyword, not WTOR. IMS does no uppercase translation, so lowercase is an
-// error of its own (IMS NAKs it). Not checked here, because they need IMS's tables: a Tpipe name
-// must not equal a transaction name or the MTO / secondary MTO LTERM names (§2.11 [C]).
+// OTMA Tpipe names [C: IMS-NAMES, OTMA-NAMING]: 1–8 characters of type A (A–Z 0–9 @ $), begins non-blank, no
+// embedded blanks, not starting with DFS or DBCDM, not a reserved word or IMS keyword, not WTOR. IMS does no
+// uppercase translation, so lowercase is an error of its own (IMS NAKs it). Not checked here, because they
+// need IMS's tables: a Tpipe name must not equal a transaction name or the MTO / secondary MTO LTERM names
+// [C: IMS-NAMES].
 name_check check_tpipe_name(std::string_view name);
 
-// IMS reserved words and command keywords an OTMA name must not be: TO, SECURITY, LINE and NODE are
-// IBM's examples (spec/otma-xcf.md §2.11 [C]); the rest are IMS command keywords recalled from the
-// IMS command reference [R]. Sorted (std::string_view order): is_ims_reserved_word binary-searches
-// it, and a test holds it to that.
+// IMS reserved words and command keywords an OTMA name must not be: TO, SECURITY, LINE and NODE are IBM's
+// examples [C: IMS-NAMES]; the rest are IMS command keywords recalled from the IMS command reference [R].
+// Sorted (std::string_view order): is_ims_reserved_word binary-searches it, and a test holds it to that.
 inline constexpr std::string_view ims_reserved_words[] = {
     "ACTIVE",   "ALL",    "AREA",       "AUTOLOGON",   "BACKUP",   "CLASS",    "CONVERSATION", "CPLOG",
     "DATABASE", "DB",     "DESCRIPTOR", "FORCE",       "GLOBAL",   "INPUT",    "LINE",         "LINK",

@@ -1,9 +1,9 @@
 #pragma once
-// A snapshot of the queue-manager objects that name resolution (spec/mq.md §7) needs. It is meant to grow
-// into the full object catalog (attributes, put/get inhibit, limits) without changing what is here.
+// A snapshot of the queue-manager objects that name resolution (docs/design/queue-manager.md) needs. It
+// is meant to grow into the full object catalog (attributes, put/get inhibit, limits) without changing
+// what is here.
 //
-// Names are held without blank padding and compared exactly: MQ names are case sensitive
-// (spec/mq.md §6 [C]).
+// Names are held without blank padding and compared exactly: MQ names are case sensitive [C: NAMING-V6].
 
 #include <map>
 #include <string>
@@ -14,12 +14,12 @@ namespace imsb::objects {
 struct queue_manager_attributes {
   std::string name;
   std::string deadq;
-  std::string defxmitq;  // blank = no default transmission queue (spec/mq.md §7.2 2c [C])
+  std::string defxmitq;  // blank = no default transmission queue [C: OPEN-REMOTE, RC2087]
 };
 
 enum class queue_type { local, alias, remote, model };
 
-// USAGE of a local queue; MQUS_NORMAL = 0, MQUS_TRANSMISSION = 1 (spec/mq.md §7.4 [C]).
+// USAGE of a local queue; MQUS_NORMAL = 0, MQUS_TRANSMISSION = 1 [C: XQH-DOC, CMQC-PY].
 enum class queue_usage { normal, xmitq };
 
 struct queue_definition {

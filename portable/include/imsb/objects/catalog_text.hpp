@@ -1,10 +1,9 @@
 #pragma once
-// The object catalog as text, the form qmgr/ keeps on disk (<QM dir>/qmanager/QMQMOBJCAT [D]) and reads
-// back at every start: the queue manager's name and file-system profile, every object with every
-// attribute, every authority record, and every real ↔ transformed file-name pair, so that names made by
-// truncation plus suffix or by a case collision map the same way after a restart (seeds/000,
-// spec/mq.md §8.2 [D]). Line-oriented and readable; the format is specified in catalog_text.cpp's header
-// comment and versioned by its first line.
+// The object catalog as text, the form qmgr/ keeps on disk (<QM dir>/qmanager/QMQMOBJCAT [D]) and reads back
+// at every start: the queue manager's name and file-system profile, every object with every attribute, every
+// authority record, and every real ↔ transformed file-name pair, so that names made by truncation plus suffix
+// or by a case collision map the same way after a restart [D] (docs/design/queue-manager.md). Line-oriented
+// and readable; the format is specified in catalog_text.cpp's header comment and versioned by its first line.
 
 #include <string>
 #include <string_view>

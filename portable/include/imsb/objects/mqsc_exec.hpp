@@ -1,8 +1,8 @@
 #pragma once
-// MQSC applied to an object catalog: DEFINE (LIKE, REPLACE/NOREPLACE), ALTER, DELETE and DISPLAY of
-// QLOCAL, QALIAS, QREMOTE, QMODEL, STGCLASS, NAMELIST, PROCESS, CHANNEL, LISTENER; DISPLAY QUEUE;
-// ALTER/DISPLAY QMGR; SET/DELETE/DISPLAY AUTHREC — with IBM's keywords, synonyms and defaults
-// (spec/mq.md §6). Pure: no clock (the caller passes date and time), no I/O.
+// MQSC applied to an object catalog: DEFINE (LIKE, REPLACE/NOREPLACE), ALTER, DELETE and DISPLAY of QLOCAL,
+// QALIAS, QREMOTE, QMODEL, STGCLASS, NAMELIST, PROCESS, CHANNEL, LISTENER; DISPLAY QUEUE; ALTER/DISPLAY QMGR;
+// SET/DELETE/DISPLAY AUTHREC — with IBM's keywords, synonyms and defaults (IBM's MQSC command reference
+// [C: MQSC-RULES, STGCLASS, DISPLAY-QUEUE]). Pure: no clock (the caller passes date and time), no I/O.
 //
 // A command either applies whole or leaves the catalog exactly as it was; its output names the
 // command and the keyword at fault in one line. Output lines start with a message ID from

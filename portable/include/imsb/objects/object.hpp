@@ -1,13 +1,12 @@
 #pragma once
 // The object catalog of one queue manager: every object MQSC can define on it, with its attributes, and
-// the file names of the objects that are files (seeds/000: queues, namelists and processes; channels are
-// not). Pure data and bookkeeping: MQSC is applied by mqsc_exec.hpp, the catalog is written as text by
-// catalog_text.hpp, and qmgr/ keeps that text and the object files on disk.
+// the file names of the objects that are files (IBM [C: FILENAMES-V6]: queues, namelists and processes;
+// channels are not). Pure data and bookkeeping: MQSC is applied by mqsc_exec.hpp, the catalog is written as
+// text by catalog_text.hpp, and qmgr/ keeps that text and the object files on disk.
 //
-// Names are held without blank padding and compared exactly: MQ names are case sensitive (spec/mq.md
-// §6.3 [C]). Uniqueness is per object family: the four queue types share one name space, as "a local
-// queue and a model queue may not" share a name (spec/mq.md §6.3 [C]); a queue, a process, a namelist and
-// a channel may.
+// Names are held without blank padding and compared exactly: MQ names are case sensitive [C: NAMING-V6].
+// Uniqueness is per object family: the four queue types share one name space, as "a local queue and a model
+// queue may not" share a name [C: NAMING-V6]; a queue, a process, a namelist and a channel may.
 
 #include <cstdint>
 #include <map>
@@ -46,8 +45,8 @@ std::optional<object_type> object_type_from_mqsc(std::string_view canonical_word
 enum class object_family : std::uint8_t { queue, stgclass, namelist, process, channel, listener, qmgr };
 object_family family_of(object_type type) noexcept;
 
-// Which families are files, and the folder under the queue manager's directory that holds them
-// (IBM's layout on UNIX: queues/, namelist/, procdef/ [C] spec/mq.md §8.2, §9.7). Empty for the others.
+// Which families are files, and the folder under the queue manager's directory that holds them (IBM's layout
+// on UNIX: queues/ [C: CHEF-IIB, QIITA-DSPMQFLS]; namelist/, procdef/ [I]). Empty for the others.
 std::string_view files_folder(object_family family) noexcept;
 
 struct object_record {
@@ -67,9 +66,9 @@ struct object_record {
   std::optional<std::int64_t> integer(std::string_view keyword) const;
 };
 
-// SET AUTHREC: one principal's or group's authorities on one profile (spec/mq.md has no section; IBM's
-// SET AUTHREC [I]). Authorities are held as MQSC words (PUT, GET, BROWSE, INQ, SET, SETALL, PASSID, CTRL,
-// CONNECT, DSP, CHG, CLR, DLT, CRT, ...), upper case, sorted, unique.
+// SET AUTHREC: one principal's or group's authorities on one profile (IBM's SET AUTHREC command [I]).
+// Authorities are held as MQSC words (PUT, GET, BROWSE, INQ, SET, SETALL, PASSID, CTRL, CONNECT, DSP, CHG,
+// CLR, DLT, CRT, ...), upper case, sorted, unique.
 struct authority_record {
   std::string profile;    // object name or generic profile (e.g. APP.**)
   std::string objtype;    // QMGR, QUEUE, NAMELIST, PROCESS, CHANNEL, LISTENER ...
@@ -125,8 +124,8 @@ class object_catalog {
   std::vector<authority_record>& authrecs() noexcept { return authrecs_; }
   const std::vector<authority_record>& authrecs() const noexcept { return authrecs_; }
 
-  // What name resolution needs (spec/mq.md §7): QMGR DEADQ / DEFXMITQ and every queue's type, USAGE,
-  // TARGET, RNAME, RQMNAME and XMITQ.
+  // What name resolution needs (docs/design/queue-manager.md): QMGR DEADQ / DEFXMITQ and every queue's type,
+  // USAGE, TARGET, RNAME, RQMNAME and XMITQ.
   catalog_snapshot snapshot() const;
 
  private:

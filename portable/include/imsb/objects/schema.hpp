@@ -1,7 +1,7 @@
 #pragma once
-// The attribute tables of the MQSC object types: for each keyword its canonical name and synonym, the
-// kind of value it takes, its range or words, and its default (spec/mq.md §6 [C]; IBM's MQSC command
-// reference for what the spec does not list [I]). mqsc_exec.cpp validates commands against these tables,
+// The attribute tables of the MQSC object types: for each keyword its canonical name and synonym, the kind of
+// value it takes, its range or words, and its default ([C: STGCLASS, DISPLAY-QUEUE, MQSC-RULES]; IBM's MQSC
+// command reference for the rest [I]). mqsc_exec.cpp validates commands against these tables,
 // new_queue_manager takes the default objects' values from them, and DISPLAY lists them.
 //
 // Values are held in object_record::attrs in canonical text (object.hpp): integers in decimal, keyword
@@ -28,8 +28,8 @@ enum class attr_kind : std::uint8_t {
   name,        // an MQ object name of `name_type`, or blank
   name_list,   // up to `max` MQ names (NAMES)
   flag,        // bare keyword pair: `keyword` / `off_word` (SHARE / NOSHARE)
-  xcf_group,   // XCF group name (spec/mq.md §6.1 [C], names::xcf_rules::xcf), or blank
-  xcf_member,  // XCF member name (spec/mq.md §6.1 [C], names::xcf_rules::xcf), or blank
+  xcf_group,   // XCF group name ([C: STGCLASS], names::xcf_rules::xcf), or blank
+  xcf_member,  // XCF member name ([C: STGCLASS], names::xcf_rules::xcf), or blank
 };
 
 // CHLTYPE bits: which channel types an attribute applies to (0 in a non-channel table).
@@ -119,7 +119,7 @@ bool generic_profile_matches(std::string_view profile, std::string_view name);
 // OBJTYPE values of SET/DELETE/DISPLAY AUTHREC [I].
 bool is_authrec_objtype(std::string_view word) noexcept;
 
-// Value text without its trailing blanks (MQ names and strings are blank padded, spec/mq.md §6.3 [C]).
+// Value text without its trailing blanks (MQ names and strings are blank padded [C: NAMING-V6]).
 std::string trim_trailing_blanks(std::string_view text);
 
 }  // namespace imsb::objects

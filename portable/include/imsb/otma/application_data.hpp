@@ -1,7 +1,6 @@
 #pragma once
-// The application-data section (DSECT TMAMAPP), spec/otma-xcf.md §1.8: IMS segments `LL(2) ZZ(2) text`,
-// LL big-endian and counting LLZZ, at most 32767 [C: IMS-APP]. It runs to the end of the buffer: the
-// section has no length of its own.
+// The application-data section (DSECT TMAMAPP): IMS segments `LL(2) ZZ(2) text`, LL big-endian and counting
+// LLZZ, at most 32767 [C: IMS-APP]. It runs to the end of the buffer: the section has no length of its own.
 
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +20,8 @@ struct segment {
   // ZZ is binary zeros on input [C]; we send 0 and ignore it on receive [D], but keep what came so
   // that the buffer re-encodes exactly.
   std::uint16_t zz = 0;
-  bytes data;  // the text after LLZZ, in whatever CCSID the IMS application expects (§6.2)
+  // The text after LLZZ, in whatever CCSID the IMS application expects (docs/design/character-data.md).
+  bytes data;
 
   std::size_t encoded_size() const noexcept { return llzz_size + data.size(); }
   friend bool operator==(const segment& a, const segment& b) { return a.zz == b.zz && a.data == b.data; }
@@ -39,7 +39,7 @@ struct application_data {
 };
 
 // `section` runs from the first LL to the end of the buffer; segments must fill it exactly, and
-// there must be at least one: application data is "one or more IMS segments" (§1.1 [C]), so both
+// there must be at least one: application data is "one or more IMS segments" [C: IMS-APP], so both
 // decode and check refuse none.
 // `first_index` numbers the segments in errors ("OTMA.application_data.segment[3].LL").
 result<application_data> decode_application_data(bytes_view section, std::size_t offset,

@@ -1,11 +1,11 @@
 #pragma once
 // Each fixed part of the OTMA prefix (the MCI, each state-data variant, the MQ user data) is declared
 // once as a table of fields: name, offset, member. The decoder, the encoder, equality and the printer
-// (mqdump) all walk the same table, so an offset lives in exactly one place (STYLE.md "Redpanda").
+// (mqdump) all walk the same table, so an offset lives in exactly one place.
 //
-// Protocol names stay raw EBCDIC bytes inside the codec (spec/otma-xcf.md §8.3 [D]); `ebcdic_name`
-// exposes them as CCSID 819 text through explicit accessors. OTMA names use only characters that are
-// the same in 037, 500, 1047 and 1140 (§6.2 [C]), so 037 is used to convert them.
+// Protocol names stay raw EBCDIC bytes inside the codec [D] (docs/design/otma.md); `ebcdic_name` exposes them
+// as CCSID 819 text through explicit accessors. OTMA names use only characters that are the same in 037, 500,
+// 1047 and 1140 (glibc's iconv tables, scripts/gen-codepage-vectors), so 037 is used to convert them.
 
 #include <array>
 #include <cstddef>
@@ -22,8 +22,8 @@
 
 namespace imsb::otma {
 
-inline constexpr std::int32_t name_ccsid = codepage::ccsid_037;  // spec/otma-xcf.md §6.2 [C]
-inline constexpr std::uint8_t ebcdic_blank = 0x40;               // §6.3 [C]: names are blank padded
+inline constexpr std::int32_t name_ccsid = codepage::ccsid_037;  // EBCDIC names [C: IMS-SAMPLE]
+inline constexpr std::uint8_t ebcdic_blank = 0x40;               // [C: IMS-NAMES]: names are blank padded
 
 template <std::size_t N>
 constexpr std::array<std::uint8_t, N> filled(std::uint8_t value) noexcept {
@@ -32,9 +32,9 @@ constexpr std::array<std::uint8_t, N> filled(std::uint8_t value) noexcept {
   return a;
 }
 
-// A fixed-length OTMA name (tpipe, member, DRU exit, LTERM, MODNAME): left-justified, blank padded,
-// EBCDIC (§6.3 [C]). The bytes are kept as received so that a decoded prefix re-encodes exactly,
-// even when a sender put zeros where a name could be (the SRVresynch sample's MCI tpipe, §1.12).
+// A fixed-length OTMA name (tpipe, member, DRU exit, LTERM, MODNAME): left-justified, blank padded, EBCDIC
+// [C: IMS-NAMES, IMS-SAMPLE]. The bytes are kept as received so that a decoded prefix re-encodes exactly,
+// even when a sender put zeros where a name could be (the SRVresynch sample's MCI tpipe [C: IMS-SAMPLE-RS]).
 template <std::size_t N>
 struct ebcdic_name {
   std::array<std::uint8_t, N> raw = filled<N>(ebcdic_blank);
@@ -128,7 +128,7 @@ constexpr field<S, M> make(std::string_view name, std::size_t offset, M S::*memb
   return {name, offset, member, how, labels};
 }
 
-// --- reading and writing one member (OTMA is big-endian, §6.1 [C-hex]) -------------------------
+// --- reading and writing one member (OTMA is big-endian [C: IMS-SAMPLE]) ----------------------
 inline void get(const std::uint8_t* p, std::uint8_t& v) noexcept { v = p[0]; }
 inline void get(const std::uint8_t* p, std::uint16_t& v) noexcept { v = load_u16(p, byte_order::big); }
 inline void get(const std::uint8_t* p, std::uint32_t& v) noexcept { v = load_u32(p, byte_order::big); }

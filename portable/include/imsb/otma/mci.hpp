@@ -1,6 +1,9 @@
 #pragma once
-// Message-control information (MCI): the 32 bytes at the start of every OTMA buffer
-// (spec/otma-xcf.md §1.2; DSECT TMAMCTL, IMS Connect HWSOMCTL). Evidence labels are the spec's.
+// Message-control information (MCI): the 32 bytes at the start of every OTMA buffer (DSECT TMAMCTL,
+// IMS Connect HWSOMCTL) [C: IMS-MCI, IMS-MCI-X, ICON-MCI]. Labels: [C], [I] and [D] as in
+// docs/design/README.md; [C-hex] confirmed by IBM's hex dumps of real messages [C: IMS-SAMPLE,
+// IMS-SAMPLE-RS]; [R] recalled: general knowledge that no public source confirms, weaker than [I];
+// [?] unknown. Our choices where IBM's values are not public: docs/design/otma.md.
 
 #include <cstddef>
 #include <cstdint>
@@ -10,12 +13,12 @@
 
 namespace imsb::otma {
 
-inline constexpr std::size_t mci_size = 32;  // §1.2 [C: ICON-OUT "OTMA CTL HDR 32 bytes"]
+inline constexpr std::size_t mci_size = 32;  // "OTMA CTL HDR 32 bytes" [C: ICON-OUT]
 
 inline constexpr std::uint8_t architecture_level_1 = 0x01;  // MCI+0 [C]: the only level there is
 
 // MCI+1 message type (TMAMCMGT). Bit flags that combine: the ACK of a client-bid is command+response
-// (X'30') and IMS's ACK of a transaction is transaction+response (X'60'). §1.2 [C]
+// (X'30') and IMS's ACK of a transaction is transaction+response (X'60') [C: IMS-MCI-X, ICON-MCI].
 namespace msg_type {
 inline constexpr std::uint8_t data = 0x80;                 // TMAMCDTA: server output [C]
 inline constexpr std::uint8_t transaction = 0x40;          // TMAMCTXN: transaction or command input [C]
@@ -31,7 +34,7 @@ namespace response {
 inline constexpr std::uint8_t ack = 0x80;                 // [C]
 inline constexpr std::uint8_t nak = 0x40;                 // [C]: sense code at MCI+20
 inline constexpr std::uint8_t requested = 0x20;           // [C]
-inline constexpr std::uint8_t extended_requested = 0x10;  // [C]: architected attributes returned (§1.13)
+inline constexpr std::uint8_t extended_requested = 0x10;  // [C: IMS-DISTRAN]: architected attributes returned
 inline constexpr std::uint8_t callout_response = 0x08;    // [C]: response to a synchronous callout
 inline constexpr std::uint8_t delayed_ack_nak = 0x02;     // [C]: OMCTLDAN, IMS Connect
 }  // namespace response
@@ -42,7 +45,7 @@ inline constexpr std::uint8_t committed = 0x80;  // [R]
 inline constexpr std::uint8_t aborted = 0x40;    // [R]
 }  // namespace commit
 
-// MCI+4 protocol command type (TMAMCTYP), meaningful when MCI+1 has X'10'. §1.4
+// MCI+4 protocol command type (TMAMCTYP), meaningful when MCI+1 has X'10' [C: IMS-SD-SS].
 namespace command {
 inline constexpr std::uint8_t client_bid = 0x04;             // [C-hex: IMS-SAMPLE]
 inline constexpr std::uint8_t server_available = 0x08;       // [R]
@@ -51,22 +54,22 @@ inline constexpr std::uint8_t suspend = 0x14;                // [C: IMS-TERM] TM
 inline constexpr std::uint8_t resume_processing = 0x18;      // [D] emulator only: never send to a real IMS
 inline constexpr std::uint8_t resume_output_tpipe = 0x24;    // [D] emulator only: never send to a real IMS
 inline constexpr std::uint8_t resume_hold_queue = 0x28;      // [D] emulator only: never send to a real IMS
-inline constexpr std::uint8_t srvresynch = 0x2C;             // [C-hex]
-inline constexpr std::uint8_t reqresynch = 0x30;             // [C-hex]
+inline constexpr std::uint8_t srvresynch = 0x2C;             // [C-hex: IMS-SAMPLE-RS]
+inline constexpr std::uint8_t reqresynch = 0x30;             // [C-hex: IMS-SAMPLE-RS]
 inline constexpr std::uint8_t represynch = 0x34;             // [I]: follows the +4 pattern of 2C/30
 inline constexpr std::uint8_t tbresynch = 0x38;              // [I]
 inline constexpr std::uint8_t server_state = 0x3C;           // [C: IMS-SD-SS] TMAMMNTR, resource monitor
 inline constexpr std::uint8_t no_msgs_on_hold_queue = 0x40;  // [D] emulator only: never send to a real IMS
 }  // namespace command
 
-// MCI+5 processing flags: the field exists [C: RB-ICOD], bit values are unknown (§8.1 #1).
+// MCI+5 processing flags: the field exists [C: RB-ICOD], bit values are unknown (docs/design/otma.md).
 namespace processing {
 inline constexpr std::uint8_t synchronized_tpipe = 0x80;     // [D] (matches the [R] candidates)
 inline constexpr std::uint8_t async_output = 0x40;           // [R]
 inline constexpr std::uint8_t error_message_follows = 0x20;  // [D] the flag exists [C: IMS-COMMIT]
 }  // namespace processing
 
-// MCI+14 chain flags: field [C: RB-ICOD], values [R]; single-buffer samples show X'A0' [C-hex].
+// MCI+14 chain flags: field [C: RB-ICOD], values [R]; single-buffer samples show X'A0' [C-hex: IMS-SAMPLE].
 namespace chain {
 inline constexpr std::uint8_t first = 0x80;    // [R]
 inline constexpr std::uint8_t middle = 0x40;   // [R]
@@ -76,8 +79,9 @@ inline constexpr std::uint8_t single = first | last;
 inline constexpr std::uint8_t position_mask = first | middle | last | discard;
 }  // namespace chain
 
-// MCI+15 prefix flags (OMCTLPFL): which sections follow. Name [C: ICON-HDR], bits [I] from the three
-// IBM dumps (§1.1): the client-bid has C0 = SD+SE, SRVresynch 80 = SD, the transaction D0 = SD+SE+AP.
+// MCI+15 prefix flags (OMCTLPFL): which sections follow. Name [C: ICON-HDR], bits [I] from the three IBM
+// dumps [C-hex: IMS-SAMPLE, IMS-SAMPLE-RS]: the client-bid has C0 = SD+SE, SRVresynch 80 = SD, the
+// transaction D0 = SD+SE+AP.
 namespace prefix {
 inline constexpr std::uint8_t state_data = 0x80;        // [I]
 inline constexpr std::uint8_t security_data = 0x40;     // [I]
@@ -91,18 +95,18 @@ struct mci {
   std::uint8_t message_type = 0;                           // +1  msg_type:: bits [C]
   std::uint8_t response_flag = 0;                          // +2  response:: bits [C]
   std::uint8_t commit_confirmation = 0;                    // +3  commit:: values [R]
-  std::uint8_t command_type = 0;                           // +4  command:: values (§1.4)
+  std::uint8_t command_type = 0;                           // +4  command:: values
   std::uint8_t processing_flags = 0;                       // +5  processing:: bits [?]/[D]
-  ebcdic_name<8> tpipe_name;                               // +6  [C-hex]
+  ebcdic_name<8> tpipe_name;                               // +6  [C-hex: IMS-SAMPLE]
   std::uint8_t chain_flags = chain::single;                // +14 chain:: bits [R]
   // +15 [I]. encode_message() sets the four section bits from the sections present; the low four
   // bits are kept as given.
   std::uint8_t prefix_flags = 0;
   std::uint32_t send_seq = 0;         // +16 send-sequence number [C]
-  std::uint16_t sense_code = 0;       // +20 NAK sense code, offset [I] (§1.11)
+  std::uint16_t sense_code = 0;       // +20 NAK sense code, offset [I] (sense.hpp)
   std::uint16_t reason_code = 0;      // +22 NAK reason code, offset [I]
   std::uint32_t recoverable_seq = 0;  // +24 recoverable sequence number, offset [I]; 0 = not recoverable
-  std::uint16_t segment_seq = 0;      // +28 segment sequence number, value [C-hex], name [I]
+  std::uint16_t segment_seq = 0;      // +28 segment sequence number, value [C-hex: IMS-SAMPLE-RS], name [I]
   // +30 meaning unknown [?]: X'0400' in the client-bid sample, X'0000' elsewhere; copied as-is.
   std::uint16_t reserved = 0;
 
@@ -157,7 +161,7 @@ inline constexpr layout::value_name prefix_flags[] = {{prefix::state_data, "stat
                                                       {prefix::application_data, "application_data"}};
 }  // namespace mci_names
 
-// spec/otma-xcf.md §1.2: every byte of the MCI, once.
+// Every byte of the MCI, once [C: IMS-MCI, ICON-MCI].
 inline constexpr auto mci_layout = std::make_tuple(
     layout::make("architecture_level", 0, &mci::architecture_level),
     layout::make("message_type", 1, &mci::message_type, layout::kind::flags,

@@ -1,6 +1,6 @@
 #pragma once
 // One OTMA message: the MCI, the optional state, security and user data sections, and the application
-// data (spec/otma-xcf.md §1.1). Pure functions over bytes, no I/O (§8.3 [D], STYLE.md "Beast").
+// data [C: IMS-MSGS-CLI, ICON-HDR]. Pure functions over bytes, no I/O [D] (docs/design/layers.md).
 //
 // decode_message() then encode_message() gives back the same bytes, for every buffer decode accepts
 // (the fuzz target checks it): unknown state-data variants, extension bytes, ZZ values and trailing
@@ -25,14 +25,15 @@ namespace imsb::otma {
 
 struct otma_message {
   ::imsb::otma::mci mci;
-  // Present exactly when the matching prefix flag is set (§1.1 [I]); encode_message sets the flags.
+  // Present exactly when the matching prefix flag is set ([C: ICON-HDR]; the bits [I], mci.hpp);
+  // encode_message sets the flags.
   std::optional<state_data> state;
   std::optional<security_data> security;
   std::optional<user_data> user;
   std::optional<application_data> application;
-  // Bytes after the last section of a message without application data. IBM's SRVresynch sample
-  // ends with zero padding after its state data (§1.12 [C-hex]); it is kept so the buffer re-encodes
-  // exactly. Must be empty when there is application data (segments run to the end of the buffer).
+  // Bytes after the last section of a message without application data. IBM's SRVresynch sample ends with
+  // zero padding after its state data [C-hex: IMS-SAMPLE-RS]; it is kept so the buffer re-encodes exactly.
+  // Must be empty when there is application data (segments run to the end of the buffer).
   bytes trailer;
 
   // Segments of the application data (empty if none), for convenience.
@@ -61,15 +62,15 @@ result<bytes> encode_message(const otma_message& message);
 // bit per section present.
 std::uint8_t prefix_flags_for(const otma_message& message) noexcept;
 
-// --- multi-buffer messages (chaining), §1.9 ---------------------------------------------------------
+// --- multi-buffer messages (chaining) [C: IMS-MSGS-CLI] ---------------------------------------------
 // A logical message is sent as one or more buffers: the first with the full prefix, the later ones
 // MCI + application data only [C]. Chain flags: first X'80', middle X'40', last X'20', one buffer
 // X'A0' [R]. Every buffer carries the message's send-sequence number [I] (it numbers messages, not
-// buffers, §1.10 [C]); the segment sequence number at MCI+28 counts the buffers from the first's
+// buffers [C: IMS-MCI-X]); the segment sequence number at MCI+28 counts the buffers from the first's
 // value [I], so decode_chain does not insist on it.
 //
 // SRVresynch is the one message whose state data goes on in later buffers: "If the names do not fit
-// in one buffer, chained multi-segment buffers are used" (§1.5.4 [C: IMS-SD-SRV]). Each later buffer
+// in one buffer, chained multi-segment buffers are used" [C: IMS-SD-SRV]. Each later buffer
 // then carries MCI + state data with the next tpipe names.
 //
 // Splits `message` after every `max_segments_per_buffer` segments and, for a SRVresynch, after every

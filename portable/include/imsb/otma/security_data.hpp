@@ -1,8 +1,9 @@
 #pragma once
-// The security-data section (DSECT TMAMSEC, IMS Connect HWSOMSEC), spec/otma-xcf.md §1.6:
+// The security-data section (DSECT TMAMSEC, IMS Connect HWSOMSEC) [C: IMS-SEC, ICON-SEC]:
 //   +0 length(2, counts itself)  +2 flag  +3 reserved (the subfields' length)  +4 subfields: len(1)
 //   type(1) data
-// where a subfield's len counts type + data but not itself [C-hex: the client-bid's `52 | 51 00` + 80].
+// where a subfield's len counts type + data but not itself [C-hex: IMS-SAMPLE, the client-bid's
+// `52 | 51 00` + 80].
 
 #include <cstddef>
 #include <cstdint>
@@ -50,11 +51,10 @@ struct security_subfield {
 struct security_data {
   std::uint8_t flag = security_flag::check;
   std::vector<security_subfield> subfields;  // in wire order; unknown types kept as they came
-  // Byte 3 (OMSECFLN). IMS calls it "reserved" (§1.6 [C]); IMS Connect writes the subfields' length
-  // there (X'0A' for a user ID, X'14' for user ID + group [C: ICON-SEC]), as IBM's client-bid sample
-  // does (X'52' [C-hex]). Nothing: written that way, as subfields_size(). The decoder keeps the byte
-  // it read, whatever its value (the subfields are found by the section length), so that a section
-  // re-encodes exactly.
+  // Byte 3 (OMSECFLN). IMS calls it "reserved" [C: IMS-SEC]; IMS Connect writes the subfields' length there
+  // (X'0A' for a user ID, X'14' for user ID + group [C: ICON-SEC]), as IBM's client-bid sample does (X'52'
+  // [C-hex: IMS-SAMPLE]). Nothing: written that way, as subfields_size(). The decoder keeps the byte it read,
+  // whatever its value (the subfields are found by the section length), so that a section re-encodes exactly.
   std::optional<std::uint8_t> subfield_length;
 
   // The first subfield of a type, or nullptr.
@@ -66,7 +66,7 @@ struct security_data {
   std::optional<bytes_view> utoken() const;
 
   // Replace (or add) the subfield: names are written as 8 EBCDIC bytes, blank padded, as IMS Connect
-  // does (len X'09', §1.6 [C]); a longer name is cut at 8 (MQCHARn semantics).
+  // does (len X'09' [C: ICON-SEC]); a longer name is cut at 8 (MQCHARn semantics).
   void set_user_id(std::string_view text_819);
   void set_profile(std::string_view text_819);
   void set_utoken(bytes_view token);

@@ -1,8 +1,8 @@
 #pragma once
-// OTMA NAK sense and reason codes (spec/otma-xcf.md §1.11), the `otma_sense` error category, and the
-// mapping between a NAK and the MQ Feedback the bridge puts in reports and MQDLH (spec/mq.md §4.1).
-// IBM's full table ("OTMA sense codes for NAK messages") is not public (§8.1 #6): the [C] rows are
-// IBM's, the [D] rows are the emulator's own codes for events whose IBM value is unknown.
+// OTMA NAK sense and reason codes, the `otma_sense` error category, and the mapping between a NAK and
+// the MQ Feedback the bridge puts in reports and MQDLH [C: IMS-FB-CODES, MQ-FB]. IBM's full table ("OTMA
+// sense codes for NAK messages") is not public: the [C] rows are IBM's (each cites its source), the [D]
+// rows are the emulator's own codes for events whose IBM value is unknown (docs/design/otma.md).
 
 #include <cstddef>
 #include <cstdint>
@@ -28,7 +28,7 @@ inline constexpr std::uint16_t invalid_recoverable_seq = 0x001F;    // [C: IMS-R
 inline constexpr std::uint16_t seq_not_recoverable = 0x0023;        // [C: IMS-RESYNC, IMS-RS-SUMMARY]
 inline constexpr std::uint16_t resume_tpipe_error = 0x0028;         // [C: IMS-MSG-DFS7444E]
 inline constexpr std::uint16_t syncpt_not_supported = 0x002E;       // [C: ICO messages]
-inline constexpr std::uint16_t flood = 0x0030;                      // [C: IMS-FLOOD, DFS1989E]
+inline constexpr std::uint16_t flood = 0x0030;                      // [C: IMS-FLOOD, IMS-MSG-DFS1989E]
 inline constexpr std::uint16_t hold_queue_not_authorized = 0x0033;  // [C]
 }  // namespace sense
 
@@ -117,7 +117,7 @@ std::string sense_hex(std::uint16_t code);
 const std::error_category& otma_sense_category() noexcept;
 std::error_code make_sense(std::uint16_t sense_code) noexcept;
 
-// --- NAK → MQ Feedback (spec/mq.md §4.1 [C]; spec/otma-xcf.md §1.11) ------------------------------
+// --- NAK → MQ Feedback [C: IMS-FB-CODES, MQ-FB] ----------------------------------------------------
 // Our own constants, so that this codec does not depend on component mq.
 namespace feedback {
 inline constexpr std::int32_t ims_error = 300;                 // MQFB_IMS_ERROR

@@ -1,8 +1,8 @@
 #pragma once
 // The state-data section (DSECT TMAMHDR): one layout per kind of message, chosen by MCI+1 and MCI+4
-// (spec/otma-xcf.md §1.5). Each fixed layout is a table (layout.hpp); bytes past the fixed part are
-// kept raw in `extension`, and a variant the codec does not know is kept whole in raw_state_data,
-// so no byte is ever lost and every decoded section re-encodes exactly.
+// [C: IMS-SD]. Each fixed layout is a table (layout.hpp); bytes past the fixed part are kept raw in
+// `extension`, and a variant the codec does not know is kept whole in raw_state_data, so no byte is ever lost
+// and every decoded section re-encodes exactly.
 
 #include <cstddef>
 #include <cstdint>
@@ -19,12 +19,12 @@
 
 namespace imsb::otma {
 
-inline constexpr std::size_t section_length_size = 2;  // every section's LL counts itself, §1.1 [C]
+inline constexpr std::size_t section_length_size = 2;  // every section's LL counts itself [C: IMS-SD-TXN]
 
-// --- §1.5.1 transaction / output state data -------------------------------------------------------
+// --- transaction / output state data [C: IMS-SD-TXN] ----------------------------------------------
 // Known IBM offsets: 0 length [C], 2 server state [C], 3 sync flags [C existence, R values],
 // 5 flags (X'20' reroute [C]), 62 reroute tpipe [C]. Everything else is the [D] emulator/bridge layout
-// of §1.5.1, used until the real DSECT is checked (§8.1 #4).
+// (docs/design/otma.md), used until the real DSECT is checked.
 inline constexpr std::size_t transaction_state_size = 70;  // X'0046' [D]
 
 namespace server_state {
@@ -58,8 +58,8 @@ inline constexpr std::uint8_t purge_not_deliverable = 0x10;  // [D] (TMAMPCM0 ex
 
 struct transaction_state_data {
   std::uint8_t server_state = 0;  // +2  [C]
-  // +3 values [R]. CM0 (our default, as MQ's: MQICM_COMMIT_THEN_SEND, §2.4 [C]) supports only sync
-  // level CONFIRM (§2.3 [C]).
+  // +3 values [R]. CM0 (our default, as MQ's: MQICM_COMMIT_THEN_SEND [C: IIH-COMMIT]) supports only
+  // sync level CONFIRM [C: TC-2021].
   std::uint8_t sync_flags = sync_flags::commit_then_send | sync_flags::sync_level_confirm;
   std::uint8_t txn_flags = 0;         // +4  [D]
   std::uint8_t route_flags = 0;       // +5  [C] X'20', others [D]
@@ -77,8 +77,8 @@ struct transaction_state_data {
   std::uint8_t sync_level() const noexcept { return sync_flags & sync_flags::sync_level_mask; }
 };
 
-// --- §1.5.2 client-bid and CBresynch --------------------------------------------------------------
-inline constexpr std::size_t client_bid_state_size = 54;  // X'0036' [C-hex]; 2+16+8+8+8+2+1+1+4+4
+// --- client-bid and CBresynch [C: IMS-SD-CB, IMS-SAMPLE] ------------------------------------------
+inline constexpr std::size_t client_bid_state_size = 54;  // X'0036' [C-hex: IMS-SAMPLE]; 2+16+8+8+8+2+1+1+4+4
 
 namespace client_bid_flags {  // byte 44, OMHDRQUE [C]
 inline constexpr std::uint8_t hold_queue = 0x80;
@@ -118,7 +118,7 @@ struct client_bid_state_data {
   }
 };
 
-// --- §1.5.2 server-available ---------------------------------------------------------------------
+// --- server-available ----------------------------------------------------------------------------
 // "For server-available the layout is the same up to byte 34; IMS fills in its own member name and
 // token" [I]. Past byte 34 nothing is known (the client-bid's DRU exit, MaxBlocksize, flags, aging
 // value and hash-table size are a client's parameters), so a section of 34 bytes is whole and
@@ -132,7 +132,7 @@ struct server_available_state_data {
   bytes extension;                   // +34.. [?], kept raw
 };
 
-// --- §1.5.3 server state protocol command X'3C' ---------------------------------------------------
+// --- server state protocol command X'3C' [C: IMS-SD-SS] -------------------------------------------
 inline constexpr std::size_t server_state_size = 4;
 
 namespace server_status {  // TMAMRSIM_STATUS [C]
@@ -146,7 +146,7 @@ struct server_state_data {
   bytes extension;                               // +4.. resource-specific data [?], kept raw
 };
 
-// --- §1.5.4 resynchronization ---------------------------------------------------------------------
+// --- resynchronization [C: IMS-SD-SRV, IMS-SD-REQ, IMS-SD-REP, IMS-SD-TB] -------------------------
 // SRVresynch: the list of synchronized tpipe names [C: IMS-SD-SRV].
 struct srvresynch_state_data {
   std::vector<ebcdic_name<8>> tpipe_names;  // +2, 8 bytes each
@@ -218,7 +218,7 @@ enum class state_data_kind : std::uint8_t {
 static_assert(static_cast<std::size_t>(state_data_kind::tbresynch) + 1 == std::variant_size_v<state_data>,
               "one state_data_kind per variant, in the variant's order");
 
-// Which layout the state data of a message with this MCI has (§1.5: chosen by MCI+1 and MCI+4).
+// Which layout the state data of a message with this MCI has (chosen by MCI+1 and MCI+4 [C: IMS-SD]).
 state_data_kind state_data_kind_for(const mci& m) noexcept;
 inline state_data_kind kind_of(const state_data& sd) noexcept {
   return static_cast<state_data_kind>(sd.index());

@@ -1,6 +1,6 @@
 #pragma once
-// The architected /DISPLAY TRANSACTION output (spec/otma-xcf.md §1.13 [C: IMS-DISTRAN]): the segment IMS
-// returns for `/DIS TRAN x` sent with MCI+2 X'10' (extended response requested). In the segment:
+// The architected /DISPLAY TRANSACTION output [C: IMS-DISTRAN]: the segment IMS returns for `/DIS TRAN x`
+// sent with MCI+2 X'10' (extended response requested). In the segment:
 //   +0 LL  +2 ZZ  +4 transaction code(8)  +12 type flag 1  +13 type flag 2  +14 status
 // The codec works on the segment's data (after LLZZ), so the table's offsets are 4 less.
 

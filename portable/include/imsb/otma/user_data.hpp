@@ -1,8 +1,8 @@
 #pragma once
-// The user-data section (DSECT TMAMUSR), spec/otma-xcf.md §1.7: `+0 length(2, counts itself)` then
-// bytes the client owns; IMS returns them unchanged with the output. At most 1024 bytes with the
-// length field [C: IMS-USR]. The content is opaque to OTMA; the layout IBM MQ puts there is not public,
-// so mq_user_data is our own [D] layout (it works with a real IMS too, which never looks inside).
+// The user-data section (DSECT TMAMUSR): `+0 length(2, counts itself)` then bytes the client owns; IMS
+// returns them unchanged with the output. At most 1024 bytes with the length field [C: IMS-USR]. The content
+// is opaque to OTMA; the layout IBM MQ puts there is not public, so mq_user_data is our own [D] layout (it
+// works with a real IMS too, which never looks inside).
 
 #include <array>
 #include <cstddef>
@@ -32,7 +32,7 @@ result<user_data> decode_user_data(bytes_view section, std::size_t offset);
 std::optional<decode_error> check_user_data(const user_data& us, std::size_t offset);
 void append_user_data(const user_data& us, bytes& out);
 
-// --- [D] the bridge's user data (spec/otma-xcf.md §1.7) -------------------------------------------
+// --- [D] the bridge's user data (docs/design/otma.md) ----------------------------------------------
 //   +0 length(2)  +2 version(2) = 1  +4 eyecatcher 'MQUD' (EBCDIC)  +8 MQMD version 1 (324 bytes, in
 //   the queue manager's encoding and CCSID)  +332 ReplyToFormat(8, the MQMD's CCSID)  +340 MQIIH Flags(4)
 //   +344.. reserved up to 1024, kept raw.

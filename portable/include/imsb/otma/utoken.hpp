@@ -1,14 +1,14 @@
 #pragma once
-// Our signed UTOKEN for Linux (spec/otma-xcf.md §1.6 and §3.2 [D]): the 80 bytes the bridge puts in the
-// security-data UTOKEN subfield (`X'51' X'00'` + 80) where z/OS would carry a RACF UTOKEN from
-// RACROUTE REQUEST=TOKENBLD. Only the layout lives here (pure, big-endian safe); the HMAC-SHA256 is
-// computed by transport/utoken (OpenSSL), with a key the bridge and the emulator share.
+// Our signed UTOKEN for Linux [D] (docs/design/otma.md): the 80 bytes the bridge puts in the security-data
+// UTOKEN subfield (`X'51' X'00'` + 80) where z/OS would carry a RACF UTOKEN from RACROUTE REQUEST=TOKENBLD.
+// Only the layout lives here (pure, big-endian safe); the HMAC-SHA256 is computed in transport/
+// (transport/include/imsb/transport/utoken.hpp, OpenSSL), with a key the bridge and the emulator share.
 //
-// Layout [D] (all integers big-endian, as everything on the OTMA wire, spec §6.1 [C]):
-//   +0   1  X'50'   the token's length (80), as a RACF UTOKEN starts (§1.12 [C-hex]: `50 01 ...`)
+// Layout [D] (all integers big-endian, as everything on the OTMA wire [C: IMS-SAMPLE]):
+//   +0   1  X'50'   the token's length (80), as a RACF UTOKEN starts [C-hex: IMS-SAMPLE]: `50 01 ...`
 //   +1   1  X'C9'   our version byte; RACF writes a small version number there (X'01'), never X'C9', so
 //                   a real RACF token is told apart from ours [D]
-//   +2   8  user ID, EBCDIC 037, blank padded (as the user-ID subfield, §1.6 [C])
+//   +2   8  user ID, EBCDIC 037, blank padded (as the user-ID subfield [C: ICON-SEC])
 //   +10  8  group (RACF group), EBCDIC 037, blank padded; all blanks when none
 //   +18  8  issued-at, seconds since 1970-01-01 UTC
 //   +26  4  valid-for, seconds after issued-at
@@ -29,7 +29,7 @@
 namespace imsb::otma {
 
 namespace utoken_layout {
-inline constexpr std::size_t size = 80;             // [C] a UTOKEN is 80 bytes (§1.6)
+inline constexpr std::size_t size = 80;             // [C: IMS-SEC] a UTOKEN is 80 bytes
 inline constexpr std::uint8_t length_byte = 0x50;   // byte 0: 80
 inline constexpr std::uint8_t version_byte = 0xC9;  // byte 1: ours [D]
 inline constexpr std::size_t user_id_offset = 2;
@@ -65,7 +65,7 @@ bytes utoken_signed_part(const utoken_fields& fields);
 // The 80-byte token: signed part, tag, zero padding. `tag32` gives the tag's 32 bytes; a shorter view is
 // zero filled and a longer one cut (callers pass an HMAC-SHA256 result, always 32).
 bytes encode_utoken(const utoken_fields& fields, bytes_view tag32);
-// Errors (sense X'0005' security violation, the answer a bad token gets, §1.11 [D]) name the field and
+// Errors (sense X'0005' security violation, the answer a bad token gets [D], sense.hpp) name the field and
 // its offset in `token`: UTOKEN.length (not 80 bytes), UTOKEN.length_byte (+0 not X'50'),
 // UTOKEN.version (+1 not X'C9'), UTOKEN.user_id / UTOKEN.group (a name that would not re-encode to the
 // same bytes, e.g. holding a NUL), UTOKEN.padding (not zeros). Whatever it accepts, encode_utoken gives

@@ -1,6 +1,6 @@
 #pragma once
-// Frames of the TCP emulation of XCF (xcfhub and its clients): spec/otma-xcf.md §4.7 [D], refined in
-// transport/README.md. Pure codec: socket code reads bytes and hands them here (STYLE.md, Beast).
+// Frames of the TCP emulation of XCF (xcfhub and its clients) [D]: docs/design/xcf-emulation.md, refined
+// in transport/README.md. Pure codec: socket code reads bytes and hands them here (docs/design/layers.md).
 // All integers big-endian, like z/OS; names EBCDIC (CCSID 037), blank-padded, 8 and 16 bytes.
 
 #include <cstddef>
@@ -139,7 +139,7 @@ struct decoded {
 };
 
 // Decodes the payload of a frame whose header is known. Names are checked against the XCF rules
-// (spec §4.2 [C]); member_info states and event kinds must be known values. Every error names the
+// [C: XCF-NAMES2]; member_info states and event kinds must be known values. Every error names the
 // field and offset (offsets count from the start of the frame, header included).
 result<payload> decode_payload(const header& h, bytes_view payload_bytes);
 

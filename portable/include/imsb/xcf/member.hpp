@@ -1,12 +1,12 @@
 #pragma once
 // The XCF member interface: what the OTMA layer (tpipe/, imsemu, the bridge) sees of XCF, whatever the
-// backend — in-memory (tests), the TCP emulator xcfhub (Linux), or real XCF (z/OS).
-// spec/otma-xcf.md §4: join = IXCJOIN, send = IXCMSGOX, on_message = the message user routine (MSGEXIT)
-// plus IXCMSGIX, on_event = the group user routine (GRPEXIT), query = IXCQUERY, set_user_state = IXCSETUS,
-// quiesce = IXCQUIES, leave = IXCLEAVE, remove = IXCDELET.
+// backend — in-memory (tests), the TCP emulator xcfhub (Linux), or real XCF (z/OS). IBM's XCF services
+// [C: XCF-JOIN, XCF-MSGO, XCF-MUR, XCF-STATES, XCF-LEAVE]: join = IXCJOIN, send = IXCMSGOX, on_message = the
+// message user routine (MSGEXIT) plus IXCMSGIX, on_event = the group user routine (GRPEXIT), query =
+// IXCQUERY, set_user_state = IXCSETUS, quiesce = IXCQUIES, leave = IXCLEAVE, remove = IXCDELET.
 //
 // Threading [D]: a backend may call a member_handler from its own thread (as XCF runs the exits
-// asynchronously, spec §4.5 [C]), but never two calls for the same member at once. From inside a handler
+// asynchronously [C: XCF-MUR]), but never two calls for the same member at once. From inside a handler
 // only send() may be called; join, query, set_user_state, quiesce, leave and remove wait for the backend
 // and must be called from another thread.
 
@@ -22,10 +22,11 @@
 
 namespace imsb::xcf {
 
-inline constexpr std::size_t group_name_length = 8;    // spec §4.2 [C]
-inline constexpr std::size_t member_name_length = 16;  // spec §4.2 [C]
+inline constexpr std::size_t group_name_length = 8;    // [C: XCF-NAMES2]
+inline constexpr std::size_t member_name_length = 16;  // [C: XCF-NAMES2]
 
-// XCF's return and reason codes (spec §4.3 [C]) and our own where XCF has none (spec §4.7 [D]).
+// XCF's return and reason codes [C: XCF-JOIN, XCF-LEAVE] and our own where XCF has none [D]
+// (docs/design/xcf-emulation.md).
 struct return_code {
   std::uint32_t rc = 0;
   std::uint32_t rsn = 0;
@@ -44,7 +45,7 @@ inline constexpr return_code not_active{8, 0x04};        // target / self not ac
 inline constexpr return_code already_active{8, 0x08};    // duplicate active name (IXCCREAT's 8/8) [D]
 inline constexpr return_code already_quiesced{8, 0x0C};  // [D] from IXCCREAT's 8/0C
 inline constexpr return_code too_big{8, 0x10};           // message or frame over the maximum [D]
-inline constexpr return_code bad_name{8, 0x14};          // group or member name breaks spec §4.2 [D]
+inline constexpr return_code bad_name{8, 0x14};          // a name that name_rules.hpp refuses [D]
 inline constexpr return_code not_authorized{8, 0x18};    // not on the group's allow-list (RACF stand-in) [D]
 inline constexpr return_code protocol_error{8, 0x1C};    // a frame that does not decode [D]
 inline constexpr return_code not_found{8, 0x20};         // remove/query: no such member [D]
@@ -56,7 +57,7 @@ inline constexpr return_code injected_failure{12, 0x08};   // in-memory backend:
 // "rc 8 rsn X'04': target member not active" — the name and meaning of a code, for logs and errors.
 std::string describe(return_code code);
 
-enum class member_state : std::uint8_t {  // spec §4.3 [C]
+enum class member_state : std::uint8_t {  // [C: XCF-STATES]
   not_defined = 0,
   created = 1,
   active = 2,
@@ -65,7 +66,7 @@ enum class member_state : std::uint8_t {  // spec §4.3 [C]
 };
 std::string_view to_string(member_state state) noexcept;
 
-enum class event_kind : std::uint8_t {  // the group user routine's events (spec §4.6, §4.7)
+enum class event_kind : std::uint8_t {  // the group user routine's events [C: XCF-STATES]
   active = 1,                           // joined (or re-joined)
   left = 2,                             // left the group: now not-defined
   failed = 3,                           // ended without leaving: failed if lasting, otherwise not-defined
@@ -126,7 +127,7 @@ struct target {
 struct send_options {
   std::uint16_t stream = 0;
   // FIFO per (source, target, stream) when true [D: stronger than XCF's default]. Unordered messages
-  // may be reordered (in-memory reorder fault, spec §4.7 chaos).
+  // may be reordered (the in-memory backend's reorder fault [D]; docs/design/xcf-emulation.md).
   bool ordered = true;
   // Ask the backend for a positive answer as well: on_send_done(id, ok) once accepted for delivery.
   bool ack = false;
@@ -140,7 +141,7 @@ class member_handler {
   // The outcome of a send() that the backend learned after send() returned: a refusal decided when the
   // send was processed (target not active then, resource shortage) always, an acceptance only when
   // send_options::ack asked for it. At most one outcome per send. Messages discarded later because the
-  // target left, quiesced or failed are discarded silently, as IXCLEAVE does (spec §4.3 [C]).
+  // target left, quiesced or failed are discarded silently, as IXCLEAVE does [C: XCF-LEAVE].
   virtual void on_send_done(std::uint64_t send_id, return_code code) {
     static_cast<void>(send_id);
     static_cast<void>(code);
@@ -166,7 +167,7 @@ class member {
   virtual return_code quiesce() = 0;
   // IXCDELET of another member of the group that is failed or quiesced.
   virtual return_code remove(std::string_view member_name) = 0;
-  // Messages this member already sent are still delivered; messages to it are discarded (spec §4.3 [C]).
+  // Messages this member already sent are still delivered; messages to it are discarded [C: XCF-LEAVE].
   virtual return_code leave() = 0;
 };
 

@@ -1,5 +1,5 @@
 #pragma once
-// How a program reaches a queue manager (issue 5), one call for mqput, mqget, imsreq and the bridge:
+// How a program reaches a queue manager, one call for mqput, mqget, imsreq and the bridge:
 //
 //   "local:QM"   in-process: the queue manager QM runs inside this program (queue_manager::start), still
 //                serving its bindings socket and listeners and holding its lock, so dspmq shows it running

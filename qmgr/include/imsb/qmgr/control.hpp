@@ -1,5 +1,5 @@
 #pragma once
-// The queue-manager control commands crtmqm, dltmqm, runmqsc and dspmqfls (issue 4; spec/mq.md §8.3),
+// The queue-manager control commands crtmqm, dltmqm, runmqsc and dspmqfls (dspmqfls: [C: DSPMQFLS]),
 // as functions the thin mains in apps/ call and tests can call directly. Each takes the command line
 // without the program name, writes what the program prints to `out` (results) and `err` (errors, with a
 // message ID IMB1150–IMB1199) and returns the program's exit code.
@@ -7,9 +7,9 @@
 // Every command takes --prefix DIR (else IMSBRIDGE_PREFIX, else /var/mqm or $HOME/.imsbridge: store.hpp
 // resolve_prefix) and -h/--help, which prints the usage with the exit codes.
 //
-// Exit codes follow IBM's control commands [I] (IBM's crtmqm/dltmqm reference; the spec does not list
-// them): 0 done; 10 partly (runmqsc: a command failed; dspmqfls: nothing matched); 20 error (usage,
-// no such queue manager, busy, I/O). And IBM's specific codes where a script may test them:
+// Exit codes follow IBM's control commands [I] (IBM's crtmqm/dltmqm reference): 0 done; 10 partly
+// (runmqsc: a command failed; dspmqfls: nothing matched); 20 error (usage, no such queue manager, busy,
+// I/O). And IBM's specific codes where a script may test them:
 // crtmqm 8 "queue manager already exists" (AMQ8110), dltmqm 5 "queue manager running" (AMQ8027) and
 // 16 "queue manager does not exist" (AMQ8118).
 

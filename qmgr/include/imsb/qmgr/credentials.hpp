@@ -1,5 +1,5 @@
 #pragma once
-// The credential file of a queue manager: who may connect over TCP with a password (issue 5) [D].
+// The credential file of a queue manager: who may connect over TCP with a password [D].
 // <qmgr dir>/qmanager/credentials, mode 0600, one line per user:
 //   <user>:pbkdf2-sha256:<iterations>:<salt hex>:<hash hex>
 // Salted and hashed (PBKDF2-HMAC-SHA256, OpenSSL; 16-byte random salt); the password is never stored.

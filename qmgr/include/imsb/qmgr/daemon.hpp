@@ -1,5 +1,5 @@
 #pragma once
-// The queue-manager daemon's control commands (issue 5), as functions the thin mains in apps/ call and
+// The queue-manager daemon's control commands, as functions the thin mains in apps/ call and
 // tests call directly — like control.hpp (same conventions: args without the program name, results to
 // `out`, errors with an IMB1xxx message ID to `err`, IBM's exit codes [I]).
 
@@ -49,9 +49,9 @@ int runmqlsr(const std::vector<std::string>& args, std::ostream& out, std::ostre
 // (credentials.hpp).
 int mqpasswd(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err);
 
-// mqput / mqget (issue 5's text for every option). Connect as connect.hpp says (-m QM; over TCP when
-// MQSERVER is set or with --mqserver SPEC, with --user, the password from IMSB_PASSWORD or standard input
-// with --password-stdin, --tls --ca/--cert/--key; --local in-process).
+// mqput / mqget (docs/programs/mqput.md and docs/programs/mqget.md for every option). Connect as
+// connect.hpp says (-m QM; over TCP when MQSERVER is set or with --mqserver SPEC, with --user, the password
+// from IMSB_PASSWORD or standard input with --password-stdin, --tls --ca/--cert/--key; --local in-process).
 int mqput(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err);
 int mqget(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

@@ -50,7 +50,7 @@ result<mq::mqmd> prepare_put(const mq::mqmd& given, std::int32_t pmo_options, co
 
 // MQPUT's check of an MQIIH in a message of Format MQIMS: data shorter than 84 bytes, or a StrucId,
 // Version or StrucLength that is wrong in the MQMD's encoding and CCSID → MQRC_IIH_ERROR (2148)
-// (spec/mq.md §1.7 [C] RC2148). Other formats: nothing checked.
+// [C: RC2148]. Other formats: nothing checked.
 result<done> check_put_headers(const mq::mqmd& md, bytes_view data);
 
 // Expiry: MQMD.Expiry counts tenths of a second from the put. remaining() is what a get returns in
@@ -73,26 +73,26 @@ struct outgoing {
 // or has no ReplyToQ. MsgType MQMT_REPORT, Feedback MQFB_COA / COD / EXPIRATION or `feedback` for an
 // exception; MsgId new (generated from ctx) unless MQRO_PASS_MSG_ID; CorrelId the original's MsgId unless
 // MQRO_PASS_CORREL_ID (then its CorrelId); persistence, priority and Format of the original; Expiry
-// unlimited unless MQRO_PASS_DISCARD_AND_EXPIRY (then what is left, and MQRO_DISCARD_MSG is passed).
-// spec/mq.md §2.3 [C].
+// unlimited unless MQRO_PASS_DISCARD_AND_EXPIRY (then what is left, and MQRO_DISCARD_MSG is passed)
+// [C: MSGID-DOC, ACTIVITY-MD].
 std::optional<outgoing> make_report(report_kind kind, const mq::mqmd& original, bytes_view data,
                                     std::int32_t feedback, std::int64_t put_time_ms, const put_context& ctx);
 
 // The dead-letter message for a message that cannot be delivered: MQDLH (Reason, DestQName,
 // DestQMgrName, the original's Encoding, CodedCharSetId and Format, PutApplType MQAT_QMGR, PutApplName
 // the queue manager's name, PutDate/PutTime now), then the original data; its MQMD is the original's
-// with Format MQFMT_DEAD_LETTER_HEADER and Encoding/CCSID those of the MQDLH (spec/mq.md §3.1–3.2 [C]).
+// with Format MQFMT_DEAD_LETTER_HEADER and Encoding/CCSID those of the MQDLH [C: DLH-DOC, DLH-FIELDS].
 outgoing make_dead_letter(const mq::mqmd& original, bytes_view data, std::int32_t reason,
                           std::string_view dest_q, std::string_view dest_qmgr, std::string_view deadq,
                           const put_context& ctx);
 
 // A message for a transmission queue: MQXQH (RemoteQName, RemoteQMgrName, the original MQMD inside),
 // then the data; the MQMD on the transmission queue is the original's with Format MQFMT_XMIT_Q_HEADER
-// (spec/mq.md §7.4 [C]/[I]).
+// ([C: XQH-DOC]/[I]).
 outgoing make_xmit(const mq::mqmd& original, bytes_view data, std::string_view xmitq,
                    std::string_view remote_q, std::string_view remote_qmgr);
 // The same, as the queue manager `ctx` puts it: the separate MQMD's PutApplType is MQAT_QMGR and its
-// PutApplName the queue manager's name (spec/mq.md §7.4 [I]); the embedded MQMD keeps the original's.
+// PutApplName the queue manager's name [I: XQH-DOC]; the embedded MQMD keeps the original's.
 // Prefer this one: the overload above leaves the original's origin context in the separate MQMD.
 outgoing make_xmit(const mq::mqmd& original, bytes_view data, std::string_view xmitq,
                    std::string_view remote_q, std::string_view remote_qmgr, const put_context& ctx);

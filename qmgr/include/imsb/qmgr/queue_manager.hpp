@@ -1,5 +1,5 @@
 #pragma once
-// The running queue manager (issue 5): messages, units of work, waits, expiry, reports, the dead-letter
+// The running queue manager: messages, units of work, waits, expiry, reports, the dead-letter
 // queue, transmission queues and authorization, over the object catalog (store.hpp) and the recovery log
 // (recovery_log.hpp). Its connections are the in-process backend of mqi::connection; the server
 // (server.hpp) serves the same connections to other programs over the client protocol.
@@ -7,7 +7,7 @@
 // Thread-safe: any number of connections, each used by one thread at a time. One mutex guards the
 // queues; a commit appends its batch under it and waits for the log outside it (group commit).
 //
-// Rules, each from spec/mq.md unless marked [D]:
+// Rules, each as IBM MQ has it unless marked [D] (sources: docs/design/sources.md):
 // - put: MQMD defaults and context (message_rules.hpp); MQIIH checked when Format is MQIMS (2148);
 //   MAXMSGL of queue and queue manager (2030/2031), MAXDEPTH (2053), PUT(DISABLED) (2051),
 //   persistence and priority as the queue definition says; a put to a remote queue goes on the

@@ -1,7 +1,8 @@
 #pragma once
-// The recovery log and queue files of a running queue manager (issue 5): what makes a persistent message
+// The recovery log and queue files of a running queue manager: what makes a persistent message
 // survive any crash once its put or commit returned, and what makes a get that was committed never come
-// back. [D] throughout; IBM's layout names are kept where they exist (spec/mq.md §8).
+// back. [D] throughout (docs/design/queue-manager.md); IBM's layout names are kept where they exist
+// [C: FILENAMES].
 //
 //   <qmgr dir>/log/amqhlctl.lfh      the log control file: the queue manager's incarnation number, the
 //                                    next message token, the oldest log extent recovery needs

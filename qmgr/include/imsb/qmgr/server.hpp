@@ -1,5 +1,5 @@
 #pragma once
-// The queue manager's doors (issue 5): the bindings socket (a Unix socket for local programs; the OS user
+// The queue manager's doors: the bindings socket (a Unix socket for local programs; the OS user
 // of the peer, from SO_PEERCRED, is the connecting user) and TCP listeners (LISTENER objects started with
 // START LISTENER or CONTROL(QMGR), or runmqlsr; a password checked against the credential file, or a
 // client certificate with TLS). Each accepted connection gets a thread that reads a request frame

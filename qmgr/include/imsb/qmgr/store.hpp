@@ -1,20 +1,20 @@
 #pragma once
 // Where a queue manager lives on disk and how its object catalog and object files are kept there
-// (seeds/000, spec/mq.md §8, §9.7):
+// (IBM's file names [C: FILENAMES, FILENAMES-V6]; our layout [D], docs/design/queue-manager.md):
 //
 //   <prefix>/mqs.ini                           the queue managers of this prefix: one QueueManager stanza
 //                                              each (Name=, Directory=) as IBM's mqs.ini [I], marked as
 //                                              ours by Owner=imsbridge and FileSystem= [D]
-//   <prefix>/qmgrs/<transformed QM>/           the queue manager's directory (name rules 8.1)
+//   <prefix>/qmgrs/<transformed QM>/           the queue manager's directory (IBM's name rules)
 //       qmanager/QMQMOBJCAT                    the object catalog (objects/catalog_text.hpp) [D] name
-//       queues/<transformed Q>/q               a folder per queue, holding its queue file [C] §8.2
+//       queues/<transformed Q>/q               a folder per queue, holding its queue file [C: QIITA-DSPMQFLS]
 //       namelist/<transformed NL>              a file per namelist
 //       procdef/<transformed PROCESS>          a file per process
 //       qmgr.lock                              held (flock) by whoever has the queue manager: a running
 //                                              queue manager, or runmqsc while it edits a stopped one;
 //                                              made by create() only (never re-made by a lock attempt)
 //   <prefix>/qmgrs/.deleting.<dir>.<pid>       a queue manager dltmqm is removing (renamed under its lock)
-//   Channels, listeners and storage classes are not files (seeds/000: "channels are not affected").
+//   Channels, listeners and storage classes are not files ([C: FILENAMES-V6]: "channels are not affected").
 //
 // <prefix> is --prefix, else IMSBRIDGE_PREFIX (our stand-in for mqs.ini's DefaultPrefix), else /var/mqm
 // when it is writable (or can be made) and its mqs.ini, if any, is not IBM MQ's, else $HOME/.imsbridge [D].

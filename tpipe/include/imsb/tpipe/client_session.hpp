@@ -1,19 +1,20 @@
 #pragma once
 // The client role of an OTMA session (the bridge, and the scripted test client of imsemu's tests): one
 // client member talking to one server member. Sans-I/O: bytes in through receive(), bytes out through
-// client_observer::send(), time in through the `now` arguments (ARCHITECTURE.md: tpipe/ is pure logic
-// with an injected clock). Not thread-safe: the owner serialises calls (xcf_link does).
+// client_observer::send(), time in through the `now` arguments (docs/design/layers.md: tpipe/ is pure
+// logic with an injected clock). Not thread-safe: the owner serialises calls (xcf_link does).
 //
-// What it does (spec/otma-xcf.md §2): client-bid or CBresynch at start and when the server (re)joins;
-// ignores server-available after a successful bid (§2.2 [C]); the resync exchange as the client —
-// ACK of SRVresynch, one REPresynch per REQresynch from decide_resync() over the owner's records, a
-// TBresynch on request; per-Tpipe MCI send-sequence numbers for input, and matching of ACK/NAK to the
+// What it does (IBM's OTMA flows [C: IMS-FLOWS]): client-bid or CBresynch at start and when the server
+// (re)joins; ignores server-available after a successful bid [C: IMS-SA-FLOW]; the resync exchange as the
+// client — ACK of SRVresynch, one REPresynch per REQresynch from decide_resync() over the owner's records,
+// a TBresynch on request; per-Tpipe MCI send-sequence numbers for input, and matching of ACK/NAK to the
 // input they answer; output handed to the owner, who answers with ack_output()/nak_output() once it has
-// committed (CM0 step 6: commit, then ACK); commit confirmations; X'3C' server state; suspend.
+// committed (docs/design/commit-modes.md, CM0 step 6: commit, then ACK); commit confirmations; X'3C'
+// server state; suspend.
 //
-// Never resends on a timer (ARCHITECTURE.md step 7): an input without ACK/NAK after ack_timeout, a
-// protocol error, or the server member failing or leaving ends the session (on_session_lost); the owner
-// reconnects and bids with resync.
+// Never resends on a timer (docs/design/commit-modes.md, CM0 step 7): an input without ACK/NAK after
+// ack_timeout, a protocol error, or the server member failing or leaving ends the session (on_session_lost);
+// the owner reconnects and bids with resync.
 
 #include <cstdint>
 #include <map>
@@ -118,7 +119,7 @@ class client_session {
   // Inputs sent and not yet answered.
   std::size_t inputs_outstanding() const noexcept { return pending_.size(); }
   // ACKs/NAKs that answered nothing outstanding (and bid ACKs/NAKs outside bidding): ignored, as IMS
-  // ignores a stray ACK (DFS1284E, spec/otma-xcf.md §2.8 [C]), and counted here.
+  // ignores a stray ACK [C: IMS-MSG-DFS1284E], and counted here.
   std::uint64_t stray_responses() const noexcept { return stray_responses_; }
 
  private:
@@ -147,7 +148,7 @@ class client_session {
   std::vector<std::string> srv_tpipes_;  // listed by SRVresynch
   std::size_t reqresynch_expected_ = 0;  // REQresynch still to come
   std::uint64_t stray_responses_ = 0;
-  std::vector<bytes> chain_;  // buffers of a chained message received so far (§1.9)
+  std::vector<bytes> chain_;  // buffers of a chained message received so far [C: IMS-MSGS-CLI]
 };
 
 }  // namespace imsb::tpipe

@@ -1,9 +1,11 @@
 #pragma once
-// The OTMA messages of the session layer (spec/otma-xcf.md §1.3, §1.4, §2), built and recognised on top
-// of the portable OTMA codec (imsb/otma/message.hpp). Pure functions: no state, no I/O.
+// The OTMA messages of the session layer (as IBM documents them [C: IMS-MCI-X, IMS-FLOWS]; our choices
+// where it is silent are in docs/design/otma.md), built and recognised on top of the portable OTMA codec
+// (imsb/otma/message.hpp). Pure functions: no state, no I/O.
 //
-// Flags follow §1.3's table; where it is [I] or [R] the same label is kept at the builder. Sequence
-// numbers are the caller's: builders take them, classify() reads them.
+// Flags are as IBM documents them or as its sample dumps show them [C: IMS-MCI-X, IMS-SAMPLE,
+// IMS-SAMPLE-RS]; where a value is only [I] or [R] that label is kept at the builder. Sequence numbers are
+// the caller's: builders take them, classify() reads them.
 
 #include <cstdint>
 #include <optional>
@@ -16,7 +18,7 @@
 
 namespace imsb::tpipe {
 
-// Every message kind the session layer tells apart (§1.3). Direction: C→S client to server (the bridge
+// Every message kind the session layer tells apart. Direction: C→S client to server (the bridge
 // to IMS), S→C server to client.
 enum class message_kind : std::uint8_t {
   unknown,
@@ -50,7 +52,7 @@ std::string_view to_string(message_kind kind) noexcept;
 // direction the caller expects: `from_client` true for messages a server receives.
 message_kind classify(const otma::otma_message& message, bool from_client) noexcept;
 
-// --- connecting (§2.2) ------------------------------------------------------------------------------
+// --- connecting [C: IMS-CB-FLOW, IMS-SA-FLOW] -------------------------------------------------------
 
 struct bid_params {
   std::string member;                                   // the client's XCF member name (≤ 16)
@@ -61,20 +63,21 @@ struct bid_params {
   std::uint8_t flags = otma::client_bid_flags::ibm_mq;  // OMHDRCMQ: we are MQ's bridge [C]
   std::uint32_t acee_aging = 0x7FFFFFFF;                // [C-hex] sample; OTMACON default [R]
   std::uint32_t hash_table_size = 101;                  // [C-hex] sample
-  std::optional<otma::security_data> security;          // UTOKEN etc. (optional, §2.2 [C])
+  std::optional<otma::security_data> security;          // UTOKEN etc. (optional [C: IMS-CB-FLOW])
 };
 // Client-bid (MCI+4 X'04'), or CBresynch (X'0C') when `resync`.
 otma::otma_message make_client_bid(const bid_params& params, bool resync);
 
-// Server-available (§2.2): the server's member name and token.
+// Server-available [C: IMS-SA-FLOW]: the server's member name and token.
 otma::otma_message make_server_available(std::string_view server_member, const otma::raw_bytes<8>& token);
 
 // --- responses --------------------------------------------------------------------------------------
 
-// The ACK of `of` as §1.3 gives it for that kind: the bid's ACK echoes its state and security data with
-// the server's member name and token; an input's ACK echoes the input buffer's prefix without the
-// application data (MCI 60/80, [C] "first input buffer echoed"); a client's ACK of output carries the MCI
-// only (type 20, with the output's send-sequence number); SRVresynch's ACK is MCI 30/A0/2C [C-hex].
+// The ACK of `of` as IBM gives it for that kind: the bid's ACK echoes its state and security data
+// [C: IMS-CB-FLOW] with the server's member name and token [I]; an input's ACK echoes the input buffer's
+// prefix without the application data (MCI 60/80, [C: IMS-MSGS-CLI] "first input buffer echoed"); a
+// client's ACK of output carries the MCI only (type 20, with the output's send-sequence number)
+// [C: ICON-MCI, IMS-MCI-X]; SRVresynch's ACK is MCI 30/A0/2C [C-hex: IMS-SAMPLE-RS].
 // `server_member` / `server_token` are used for a bid's ACK only.
 otma::otma_message make_ack(const otma::otma_message& of, std::string_view server_member = {},
                             const otma::raw_bytes<8>& server_token = {});
@@ -91,7 +94,7 @@ otma::otma_message make_input_ack(const otma::otma_message& input);
 otma::otma_message make_input_nak(const otma::otma_message& input, std::uint16_t sense,
                                   std::uint16_t reason = 0, bool error_message_follows = false);
 
-// --- resynchronization (§1.5.4, §2.7) ---------------------------------------------------------------
+// --- resynchronization [C: IMS-RESYNC] --------------------------------------------------------------
 
 otma::otma_message make_srvresynch(const std::vector<std::string>& tpipe_names);
 otma::otma_message make_reqresynch(std::string_view tpipe, std::uint32_t ims_send_seq,
@@ -100,12 +103,12 @@ otma::otma_message make_represynch(std::string_view tpipe, std::uint32_t client_
                                    std::uint32_t client_receive_seq, std::uint8_t action);
 otma::otma_message make_tbresynch(std::string_view tpipe);
 
-// --- server state, suspend, commit (§1.5.3, §2.4, §2.5) ---------------------------------------------
+// --- server state, suspend, commit [C: IMS-SD-SS, IMS-TERM, IMS-COMMIT] -----------------------------
 
 otma::otma_message make_server_state(std::uint16_t status);  // otma::server_status::
 otma::otma_message make_suspend();
 otma::otma_message make_commit_confirmation(std::string_view tpipe, std::uint32_t send_seq, bool committed);
-// Deallocate: ends the conversation `server_token` on `tpipe` (§2.6 [C]).
+// Deallocate: ends the conversation `server_token` on `tpipe` [C: IMS-CONV].
 otma::otma_message make_deallocate(std::string_view tpipe, const otma::raw_bytes<16>& server_token);
 
 // The tpipe name of a message as text without padding (MCI+6).

@@ -1,10 +1,11 @@
 #pragma once
-// The client's decision for one synchronized Tpipe during resynchronization: ARCHITECTURE.md's CM0 step 7,
-// which refines spec/otma-xcf.md §2.7 [I]. Pure: the owner persists and acts on the answer.
+// The client's decision for one synchronized Tpipe during resynchronization: docs/design/resync.md (CM0
+// step 7 [D]), which refines the decision IBM's resync pages imply [I: IMS-SD-REP, IMS-SAMPLE-RS]. Pure:
+// the owner persists and acts on the answer.
 //
-// Numbers are the last recoverable sequence numbers used (0 = none yet; 0 is never a message's number,
-// §2.7 [C]). The client's `send` is the last input IMS ACKed, `in_flight` the number of an input sent
-// (committed as in flight) but not yet known ACKed; `receive` the last output the client committed.
+// Numbers are the last recoverable sequence numbers used (0 = none yet; 0 is never a message's number
+// [C: IMS-RS-ASSUME]). The client's `send` is the last input IMS ACKed, `in_flight` the number of an input
+// sent (committed as in flight) but not yet known ACKed; `receive` the last output the client committed.
 
 #include <cstdint>
 #include <optional>
@@ -17,7 +18,7 @@ struct client_tpipe_record {
   std::uint32_t receive = 0;               // last output committed
   std::optional<std::uint32_t> in_flight;  // input sent, outcome unknown (always send + 1)
   // The operator's RESET TPIPE set these numbers: IMS takes them (REPresynch X'08', reset sequence
-  // numbers) instead of their being compared (spec/mq.md §5.10 [C]: SENDSEQ "also becomes the partner's
+  // numbers) instead of their being compared ([C: RESYNC]: SENDSEQ "also becomes the partner's
   // receive number", RCVSEQ the partner's send number).
   bool reset = false;
 };
@@ -51,10 +52,10 @@ resync_decision decide_resync(const client_tpipe_record& ours, std::uint32_t ims
                               std::uint32_t ims_receive);
 
 // A Tpipe of ours that IMS does not list in SRVresynch (IMS cold-started): numbers reset to 0 so the next
-// input is 1, the in-flight message to be re-sent (ARCHITECTURE.md step 7).
+// input is 1, the in-flight message to be re-sent (docs/design/resync.md).
 client_tpipe_record after_ims_cold_start(const client_tpipe_record& ours);
 
-// Server side: IMS's numbers after a REPresynch `action` with the client's numbers (§1.5.4 [C]):
+// Server side: IMS's numbers after a REPresynch `action` with the client's numbers [C: IMS-SD-REP]:
 // continue → unchanged; dequeue last output → the held output is dropped and IMS's send number is
 // the client's receive; reset → both set to the client's values; stop / stop-and-wait → unchanged.
 struct server_tpipe_numbers {

@@ -1,16 +1,16 @@
 #pragma once
-// The server role of OTMA (imsemu; spec/otma-xcf.md §2): one IMS member serving any number of client
-// members. Sans-I/O like client_session: bytes in through receive(), out through server_observer::send(),
-// time through `now`. Not thread-safe: the owner serialises calls.
+// The server role of OTMA (imsemu; IBM's OTMA flows [C: IMS-FLOWS]): one IMS member serving any number of
+// client members. Sans-I/O like client_session: bytes in through receive(), out through
+// server_observer::send(), time through `now`. Not thread-safe: the owner serialises calls.
 //
-// What it does: answers client-bid and CBresynch (the owner's verdict: ACK, or NAK with a sense code),
-// sends server-available when a client joins (§2.2 [C]), one X'3C' "normal" after the ACK and a X'3C'
-// heartbeat every heartbeat_interval (§2.2 [D]); for CBresynch runs the resync exchange as the server —
-// SRVresynch with the owner's synchronized Tpipes, then one REQresynch each, applying each REPresynch
-// through the owner; answers TBresynch with a REQresynch; hands transaction input to the owner, who
-// answers with ack_input()/nak_input() once it has logged it (CM0: ACK only after logging, §2.7 [C]);
-// numbers output per Tpipe (MCI send-sequence) and matches the client's ACK/NAK of output to it;
-// commit confirmations; suspend at shutdown.
+// What it does: answers client-bid and CBresynch (the owner's verdict: ACK, or NAK with a sense code), sends
+// server-available when a client joins [C: IMS-SA-FLOW], one X'3C' "normal" after the ACK and a X'3C'
+// heartbeat every heartbeat_interval [D]; for CBresynch runs the resync exchange as the server — SRVresynch
+// with the owner's synchronized Tpipes, then one REQresynch each, applying each REPresynch through the owner;
+// answers TBresynch with a REQresynch; hands transaction input to the owner, who answers with
+// ack_input()/nak_input() once it has logged it (CM0: ACK only after logging [C: IMS-RS-ASSUME]); numbers
+// output per Tpipe (MCI send-sequence) and matches the client's ACK/NAK of output to it; commit
+// confirmations; suspend at shutdown.
 //
 // Input from a client that has not bid successfully gets a NAK (sense 0x0001 [D]) and is not handed on.
 
@@ -33,7 +33,7 @@ namespace imsb::tpipe {
 struct server_config {
   std::string member;                   // the IMS member name (OTMANM)
   otma::raw_bytes<8> token{};           // IMS's token ([D] {u32 member index, u32 generation})
-  millis heartbeat_interval = 60'000;   // X'3C' every 60 s (§2.2 [C]); 0 = none
+  millis heartbeat_interval = 60'000;   // X'3C' every 60 s [C: IMS-MON]; 0 = none
   millis output_ack_timeout = 120'000;  // an output unanswered this long: on_output_timeout (DFS3494E)
 };
 

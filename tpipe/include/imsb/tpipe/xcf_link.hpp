@@ -6,14 +6,14 @@
 // with_session again, e.g. to ack_output() from on_output(). Sessions must therefore allow calls back into
 // them from their observer callbacks.
 //
-// On the wire [D] (spec/otma-xcf.md §4.5 [I]): each OTMA buffer is one XCF message on stream 0, ordered;
-// the message data is the whole buffer (MCI included) and the 32-byte control area carries a copy of the
-// MCI, as IMS is thought to use MSGCNTL. A receiver reads the data only.
+// On the wire [D] (docs/design/xcf-emulation.md): each OTMA buffer is one XCF message on stream 0,
+// ordered; the message data is the whole buffer (MCI included) and the 32-byte control area carries a copy
+// of the MCI, as IMS is thought to use MSGCNTL [I: XCF-MUR]. A receiver reads the data only.
 //
 // Events: the link turns the server member's (client side) or client members' (server side) XCF events
 // into server_joined/server_gone and client_joined/client_gone. A send that XCF refuses (not active,
-// resource shortage) ends the client's session (never a resend, ARCHITECTURE.md step 7) / is reported to
-// the server's owner as the client lost.
+// resource shortage) ends the client's session (never a resend: docs/design/commit-modes.md, CM0 step 7) /
+// is reported to the server's owner as the client lost.
 
 #include <cstdint>
 #include <functional>
@@ -38,7 +38,7 @@ millis steady_now();
 
 namespace detail {
 // A handler call that came before join() had returned: XCF may run the exits before IXCJOIN returns
-// (spec/otma-xcf.md §4.5 [C]). Kept in order and handled once join() has the member.
+// [C: XCF-MUR]. Kept in order and handled once join() has the member.
 struct early_call {
   enum class kind : std::uint8_t { message, event, send_done };
   kind what = kind::message;
@@ -147,7 +147,7 @@ class link_base : public xcf::member_handler {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     return phase_ == link_phase::joined ? member_.get() : nullptr;
   }
-  // The calls the exits got before IXCJOIN returned (spec/otma-xcf.md §4.5 [C]), one at a time from the
+  // The calls the exits got before IXCJOIN returned [C: XCF-MUR], one at a time from the
   // front: a call may lead (through the owner) to leave() on another thread, which changes the phase.
   void handle_early_calls() {
     while (!early_.empty() && phase_ == link_phase::joined) {

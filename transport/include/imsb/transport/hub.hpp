@@ -1,6 +1,6 @@
 #pragma once
 // xcfhub: the TCP emulator of XCF signalling (transport/README.md "The xcfhub protocol" [D], after
-// spec/otma-xcf.md §4.7 [D]). The `hub` class is the whole server; apps/xcfhub is a thin main() around
+// docs/design/xcf-emulation.md). The `hub` class is the whole server; apps/xcfhub is a thin main() around
 // it, and tests or imsemu can embed one on their own io_context.
 //
 // Threading [D]: everything runs on the one thread that runs the io_context, so frames of one
@@ -33,8 +33,8 @@ enum class log_level : std::uint8_t { error, warning, info, debug };
 // "error" | "warning" | "info" | "debug"; false when the text is none of them.
 bool parse_log_level(std::string_view text, log_level& out);
 
-// A console line: "IMB3005I member joined: ..." (message ID first, STYLE.md). The sink adds what it
-// likes (a time stamp) and writes it somewhere.
+// A console line: "IMB3005I member joined: ..." (message ID first, docs/design/style.md). The sink adds what
+// it likes (a time stamp) and writes it somewhere.
 using log_sink = std::function<void(log_level level, std::string_view line)>;
 
 // The stand-in for RACF's IMSXCF.* profiles [D]: a group with an entry admits only the members listed;
@@ -42,7 +42,7 @@ using log_sink = std::function<void(log_level level, std::string_view line)>;
 using allow_list = std::map<std::string, std::set<std::string>>;
 
 // "GROUP=M1,M2" (blanks around names ignored) into `list` (entries for the same group add up). false
-// and `error` set when the text is malformed or a name breaks the XCF rules (spec §4.2 [C]).
+// and `error` set when the text is malformed or a name breaks the XCF rules [C: XCF-NAMES2].
 bool add_allow_entry(std::string_view text, allow_list& list, std::string& error);
 // A file of such lines; '#' starts a comment, blank lines are skipped. `error` names file and line.
 bool load_allow_file(const std::string& path, allow_list& list, std::string& error);
@@ -69,7 +69,8 @@ inline constexpr std::size_t default_target_buffer = 8 * 1024 * 1024;  // [D] tr
 inline constexpr std::size_t max_max_connections = 1000000;
 inline constexpr std::size_t max_max_members = 65536;  // a QUERY_RSP of all of them: 5.3 MB
 
-// Start-up failures (exceptions only while starting, STYLE.md): the message ID to print with what().
+// Start-up failures (exceptions only while starting, docs/design/style.md): the message ID to print
+// with what().
 class hub_start_error : public std::runtime_error {
  public:
   hub_start_error(std::string_view id, const std::string& text) : std::runtime_error(text), id_(id) {}

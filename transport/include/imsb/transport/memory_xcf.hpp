@@ -1,14 +1,14 @@
 #pragma once
 // The in-memory XCF backend: one emulated sysplex inside one process, for unit tests of the OTMA
 // session layer (tpipe/) and of the bridge (transport/README.md). Its members behave as the xcfhub's do
-// (spec/otma-xcf.md §4.3–§4.7, README "The xcfhub protocol" [D]), but nothing happens on its own:
+// (docs/design/xcf-emulation.md, README "The xcfhub protocol" [D]), but nothing happens on its own:
 // messages, events and send results are queued and handed to the members' handlers only when the test
 // calls run() or run_one(), on the test's thread, and time is a virtual clock the test moves with
 // advance(). So a test decides exactly what interleaving it checks, and the same test gives the same
 // result on every run.
 //
-// Faults are injected on cue (STYLE.md, Seastar): messages dropped, delayed, duplicated or reordered on
-// the way, a member's link dropped, a send refused, a member that stops answering heartbeats.
+// Faults are injected on cue (docs/design/style.md, Seastar): messages dropped, delayed, duplicated or
+// reordered on the way, a member's link dropped, a send refused, a member that stops answering heartbeats.
 
 #include <chrono>
 #include <cstddef>
@@ -44,7 +44,7 @@ struct memory_sysplex_options {
   // A member that stops answering is reported status_missing after two intervals and fails after
   // three (README "Failure": three heartbeat intervals of silence) [D].
   std::chrono::milliseconds heartbeat{1000};
-  // Which name rules join() applies: XCF's own by default (spec §4.2 [C]), or the bridge's [D].
+  // Which name rules join() applies: XCF's own by default [C: XCF-NAMES2], or the bridge's [D].
   names::xcf_rules name_rules = names::xcf_rules::xcf;
   std::string system = "MEMPLEX";  // member_info::system of every member (at most 8 characters)
 };
@@ -82,7 +82,7 @@ struct wire_record {
     duplicated,  // a second copy queued by a duplicate fault
     delivered,   // handed to the target's on_message
     // Thrown away because the target left, failed or quiesced first: silently, the sender is not told,
-    // as IXCLEAVE discards undelivered messages (spec §4.3 [C]) and the hub does (README "Failure").
+    // as IXCLEAVE discards undelivered messages [C: XCF-LEAVE] and the hub does (README "Failure").
     discarded,
   };
   what kind = what::accepted;
@@ -113,9 +113,9 @@ class memory_faults {
   void delay(const message_filter& filter, std::chrono::milliseconds by, std::size_t count = 1);
   // A message delivered twice (a path retry after a lost acknowledgement).
   void duplicate(const message_filter& filter, std::size_t count = 1);
-  // XCF without DELIVERMSG=ORDERED guarantees no order (spec §4.5 [C], TIBCO's warning): the next
-  // time at least two unordered matching messages are due together, `batches` times, they are
-  // delivered in `mode` order. Ordered messages are never reordered.
+  // XCF without DELIVERMSG=ORDERED guarantees no order ([C: XCF-MSGO], TIBCO's warning [C: TIBCO-SUB]): the
+  // next time at least two unordered matching messages are due together, `batches` times, they are delivered
+  // in `mode` order. Ordered messages are never reordered.
   void reorder(const message_filter& filter, reorder_mode mode, std::uint64_t seed = 0,
                std::size_t batches = 1);
   // The nth send() from now by that member fails at once with `code` (default 12/08): the failure
@@ -128,7 +128,7 @@ class memory_faults {
   // handler is dropped, its own handler gets `failed` for every member it knew active (those the
   // join's answer and the events handed to it so far showed active) and then for itself, and its
   // services answer 12/04 until reconnect(). Those link-loss events are delivered while the link is
-  // down or after reconnect(), never after the member's own leave() or quiesce() (spec §4.6 [C]).
+  // down or after reconnect(), never after the member's own leave() or quiesce() [C: XCF-STATES].
   // 8/04 when the member is not active, 8/20 when unknown.
   xcf::return_code disconnect(std::string_view group, std::string_view member);
   // The member's link comes back: it re-joins with its original join_request (a new token; 4/8 when
@@ -171,13 +171,13 @@ class memory_sysplex final : public xcf::service {
   memory_sysplex(const memory_sysplex&) = delete;
   memory_sysplex& operator=(const memory_sysplex&) = delete;
 
-  // IXCJOIN (spec §4.3 [C]; README "Join"): 0/0; 4/4 first active member; 4/8 re-join of a failed
+  // IXCJOIN ([C: XCF-JOIN]; README "Join"): 0/0; 4/4 first active member; 4/8 re-join of a failed
   // member (a new token); 4/0C re-join of a quiesced member (when both apply, 4/8 or 4/0C wins over
   // 4/4); refused 8/8 name active, 8/14 bad name, 8/18 not on the allow-list. `handler` must outlive
   // the member or its leave().
   xcf::join_result join(const xcf::join_request& request, xcf::member_handler& handler) override;
 
-  // The group's allow-list (stand-in for RACF's IMSXCF profiles, spec §4.7 [D]): only these names
+  // The group's allow-list (stand-in for RACF's IMSXCF profiles [D]): only these names
   // may join it from now on. Without a call every name may.
   void allow(std::string group, std::vector<std::string> members);
 

@@ -2,7 +2,7 @@
 // What xcfhub and the TCP client backend share (transport/README.md): "host:port" endpoints, OpenSSL
 // contexts built from PEM files, and one stream type that is either a plain TCP socket or TLS over it,
 // so that connection code is written once. Frames are encoded and decoded by imsb/xcf/frame.hpp; this
-// header only moves bytes (STYLE.md: sockets apart from codecs).
+// header only moves bytes (docs/design/style.md: sockets apart from codecs).
 //
 // Errors: configuration (endpoint text, certificate files) is reported through an error string, never an
 // exception, so callers decide whether that is a start-up failure (xcfhub) or a return code (client).

@@ -1,6 +1,6 @@
 #pragma once
 // The TCP client backend of the XCF member interface: each joined member is one connection to a running
-// xcfhub (transport/README.md "Client backend behaviour" [D]; spec/otma-xcf.md §4.7 [D]).
+// xcfhub (transport/README.md "Client backend behaviour" [D]; docs/design/xcf-emulation.md).
 //
 // Threading: a tcp_service owns one I/O thread; every member_handler call of its members runs there, one
 // at a time. send() is thread-safe and never blocks, also from inside a handler. join, query,
@@ -37,7 +37,7 @@
 //   re-joined, as after a lost system.
 // - quiesce() or leave() whose link drops before the hub answered returns link_down and ends the member
 //   the same way (no events: the exits are not scheduled after the member's own IXCQUIES/IXCLEAVE,
-//   spec §4.6 [C]).
+//   [C: XCF-STATES]).
 // - A re-join the hub refuses for good — 8/14 (bad name) or 8/18 (not on the allow-list) — stops the
 //   re-joins (IMB3054E). The member stays failed (its handler already got `failed` for itself) and gets
 //   no more handler calls; send and the other services return link_down (12/4), leave() ends it
@@ -102,11 +102,11 @@ class tcp_service final : public xcf::service {
   tcp_service(const tcp_service&) = delete;
   tcp_service& operator=(const tcp_service&) = delete;
 
-  // Connects, sends JOIN and waits for JOIN_RSP (at most connect_timeout): the hub's code (0/0, 4/4,
-  // 4/8, 4/0C, or a refusal 8/8, 8/14, 8/18), bad_name when a name breaks spec §4.2 before anything is
-  // sent, link_down when the hub cannot be reached, or called_from_handler. The handler must outlive
-  // the member; it may be called before join returns (as XCF may run the exits before IXCJOIN returns,
-  // spec §4.5 [C]).
+  // Connects, sends JOIN and waits for JOIN_RSP (at most connect_timeout): the hub's code (0/0, 4/4, 4/8,
+  // 4/0C, or a refusal 8/8, 8/14, 8/18), bad_name when a name breaks XCF's rules [C: XCF-NAMES2] before
+  // anything is sent, link_down when the hub cannot be reached, or called_from_handler. The handler must
+  // outlive the member; it may be called before join returns (as XCF may run the exits before IXCJOIN returns
+  // [C: XCF-MUR]).
   xcf::join_result join(const xcf::join_request& request, xcf::member_handler& handler) override;
 
   // IXCQUERY without joining, on a connection of its own: every group (group empty), one group, or one

@@ -1,7 +1,7 @@
 #pragma once
-// The key that signs and verifies our emulated UTOKEN (spec/otma-xcf.md §1.6, §3.2 [D]): the bridge signs
-// each message's token with it, imsemu verifies it with the same key (`--utoken-key FILE`). The token's
-// layout is portable/otma/utoken.hpp; the MAC is HMAC-SHA256 (OpenSSL), compared in constant time.
+// The key that signs and verifies our emulated UTOKEN ([D], docs/design/otma.md): the bridge signs each
+// message's token with it, imsemu verifies it with the same key (`--utoken-key FILE`). The token's layout is
+// portable/include/imsb/otma/utoken.hpp; the MAC is HMAC-SHA256 (OpenSSL), compared in constant time.
 //
 // Key file [D]: a regular file (not a folder, FIFO or device) of at most max_file_size bytes. Its content
 // with ASCII white space (blank, tab, CR, LF, VT, FF) trimmed from both ends decides: nothing but hex

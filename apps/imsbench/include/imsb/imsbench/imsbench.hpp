@@ -1,5 +1,5 @@
 #pragma once
-// imsbench (issue 7 "Operating it", first version): a load generator for the MQ-IMS bridge.
+// imsbench: a load generator for the MQ-IMS bridge.
 //
 //   imsbench -m QM -q BRIDGEQ [-q BRIDGEQ2 ...] -r REPLYQ [-n REQUESTERS] [--commit-mode 0|1]
 //            [--persistent] [--size BYTES] [--duration S | --count N] [--tran IVTNO|ECHO]
@@ -14,7 +14,7 @@
 // or MQSERVER), spread round-robin over the M bridge queues. Each requester puts one request (MQMD
 // Format MQIMS, MsgType REQUEST, Report MQRO_EXCEPTION_WITH_DATA so that a refused request comes back
 // as a report; MQIIH with the commit mode; LLZZ segments) and waits for the reply or report whose
-// CorrelId is the request's MsgId (the bridge's default, spec/mq.md §5.4 [C]), on the shared reply
+// CorrelId is the request's MsgId (the bridge's default [C: REPLY-MD]), on the shared reply
 // queue or on its own (REPLYQ.1 ... REPLYQ.N). Latency is put-to-get on one steady clock.
 //
 // Errors by code: a failed put or get is its MQRC; a report is its Feedback (MQFB); a request without an
