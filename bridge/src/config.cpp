@@ -207,7 +207,7 @@ po::options_description declared_options() {
        "our XCF member name, 1-16 of A-Z 0-9 @ $ (default: the queue manager's name)")                  //
       ("otmacon.druexit", text(), "IMS destination resolution exit name, 1-8 characters (DFSYDRU0)")    //
       ("otmacon.age", text(), "seconds a READ-access sign-on stays cached, 0-2147483647 (2147483647)")  //
-      ("otmacon.tpipe-prefix", text(), "Tpipe name prefix, 1-4 of A-Z 0-9 @ # $ (CSQ)");
+      ("otmacon.tpipe-prefix", text(), "Tpipe name prefix, 1-4 of A-Z 0-9 @ $ (CSQ)");
   po::options_description bridge("[bridge] the engine");
   bridge.add_options()                                                                                //
       ("bridge.cm1-window", text(), "CM1 messages in flight per non-synchronized Tpipe, 1-1000 (4)")  //
@@ -402,9 +402,9 @@ result<std::optional<bridge_config>> parse_config(int argc, const char* const* a
   if (auto v = get("otmacon.tpipe-prefix")) {
     const std::string p = upper(*v);
     if (p.empty() || p.size() > 4 ||
-        p.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@#$") != std::string::npos)
+        p.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@$") != std::string::npos)
       return bad("otmacon.tpipe-prefix", "'" + *v +
-                                             "' must be 1 to 4 of A-Z 0-9 @ # $ (Tpipe names are 8: prefix, "
+                                             "' must be 1 to 4 of A-Z 0-9 @ $ (Tpipe names are 8: prefix, "
                                              "the queue's number in base 36, S or N)");
     c.tpipe_prefix = p;
   }

@@ -173,7 +173,7 @@ TEST_F(config_test, EveryKeyFromTheCommandLine) {
                               "--otmacon.member=M1",
                               "--otmacon.druexit=D1",
                               "--otmacon.age=0",
-                              "--otmacon.tpipe-prefix=@#$9",
+                              "--otmacon.tpipe-prefix=@$9",
                               "--bridge.cm1-window=1",
                               "--bridge.ack-timeout-ms=100",
                               "--bridge.bid-timeout-ms=86400000",
@@ -195,7 +195,7 @@ TEST_F(config_test, EveryKeyFromTheCommandLine) {
   EXPECT_EQ(c.member, "M1");
   EXPECT_EQ(c.dru_exit, "D1");
   EXPECT_EQ(c.age, 0u);
-  EXPECT_EQ(c.tpipe_prefix, "@#$9");
+  EXPECT_EQ(c.tpipe_prefix, "@$9");
   EXPECT_EQ(c.cm1_window, 1u);
   EXPECT_EQ(c.ack_timeout_ms, 100u);
   EXPECT_EQ(c.bid_timeout_ms, 86400000u);
@@ -267,6 +267,7 @@ TEST_F(config_test, BadValuesNameTheirKey) {
       {{"--otmacon.age=2147483648"}, "otmacon.age"},
       {{"--otmacon.tpipe-prefix=ABCDE"}, "otmacon.tpipe-prefix"},
       {{"--otmacon.tpipe-prefix=A-B"}, "otmacon.tpipe-prefix"},
+      {{"--otmacon.tpipe-prefix=A#"}, "otmacon.tpipe-prefix"},  // not an OTMA name character
       {{"--otmacon.tpipe-prefix="}, "otmacon.tpipe-prefix"},
       {{"--otmacon.member=DFSMQ"}, "otmacon.member"},
       {{"--otmacon.member=1MQ"}, "otmacon.member"},

@@ -124,7 +124,8 @@ int base36_value(char c) noexcept {
 bool valid_prefix(std::string_view prefix) noexcept {
   if (prefix.empty() || prefix.size() > 4) return false;
   for (char c : prefix) {
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '@' || c == '#' || c == '$';
+    // OTMA's name characters [C: IMS-NAMES]: no '#', which XCF would take but IMS refuses in a Tpipe name.
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '@' || c == '$';
     if (!ok) return false;
   }
   return true;
@@ -267,7 +268,7 @@ result<std::string> tpipe_name(std::string_view prefix, std::uint32_t number, bo
     return e;
   };
   if (!valid_prefix(prefix)) {
-    return refuse("Tpipe prefix '" + std::string(prefix) + "' must be 1-4 characters of A-Z, 0-9, @, #, $");
+    return refuse("Tpipe prefix '" + std::string(prefix) + "' must be 1-4 characters of A-Z, 0-9, @, $");
   }
   // [C: IMS-NAMES]: an OTMA name must not begin with DFS.
   if (prefix.substr(0, 3) == "DFS")

@@ -172,7 +172,7 @@ TEST(bridgemap_state, tpipe_names) {
   EXPECT_EQ(tpipe_name("CSQ", 36, true).value(), "CSQ0010S");
   EXPECT_EQ(tpipe_name("CSQ", 36 * 36 * 36 * 36 - 1, false).value(), "CSQZZZZN");
   EXPECT_EQ(tpipe_name("A", 1, true).value(), "A000001S");
-  EXPECT_EQ(tpipe_name("MQ#1", 100, true).value(), "MQ#102SS");
+  EXPECT_EQ(tpipe_name("MQ@1", 100, true).value(), "MQ@102SS");
   for (std::uint32_t n : {1u, 2u, 35u, 36u, 1295u, 1296u, 46655u, 1679615u}) {
     for (bool s : {true, false}) {
       auto name = tpipe_name("CSQ", n, s);
@@ -199,6 +199,7 @@ TEST(bridgemap_state, tpipe_name_errors) {
   expect_2105(tpipe_name("ABCDE", 1, true));
   expect_2105(tpipe_name("csq", 1, true));
   expect_2105(tpipe_name("C-Q", 1, true));
+  expect_2105(tpipe_name("C#Q", 1, true));  // '#' is XCF's, not OTMA's: IMS would NAK the name X'0008'
   expect_2105(tpipe_name("DFS", 1, true));
 }
 

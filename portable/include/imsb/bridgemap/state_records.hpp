@@ -67,7 +67,7 @@ result<state_record> decode_record(bytes_view body);
 // Tpipe names [D] (docs/design/tpipes.md): prefix (1–4 characters, default "CSQ") + the queue's number in
 // base 36 (digits then A–Z, uppercase, at least one digit) + 'S' (synchronized) or 'N', 8 characters at most:
 // with prefix "CSQ" numbers 1 .. 36^4-1. Errors: make_mqrc(MQRC_STORAGE_CLASS_ERROR) (2105) when the number
-// does not fit or the prefix is not 1–4 characters of A–Z, 0–9, @, #, $.
+// does not fit or the prefix is not 1–4 characters of A–Z, 0–9, @, $ (OTMA's name characters).
 result<std::string> tpipe_name(std::string_view prefix, std::uint32_t number, bool synchronized);
 // The inverse: nullopt when `tpipe` is not one of ours for `prefix`.
 struct tpipe_parts {
