@@ -415,6 +415,9 @@ void server::impl::serve(std::shared_ptr<conn> c, bool tcp, std::string peer) {
 
     auto read = [&](bool first) {
       return io.read_frame([first](bytes_view header) -> std::optional<decode_error> {
+        if (first && wire::is_ibm_mq_segment(header))
+          return decode_error{std::make_error_code(std::errc::protocol_not_supported), "frame.magic", 0,
+                              "IBM MQ client protocol is not supported; use libmqic_r from this project"};
         auto d = wire::decode_request(header);
         if (d && !*d) return d->error();
         if (first && detail::frame_body_length(header.data()) > max_connect_body)
@@ -436,6 +439,10 @@ void server::impl::serve(std::shared_ptr<conn> c, bool tcp, std::string peer) {
       auto err = f.status == detail::stream::frame_status::bad ? f.error
                  : (d && !*d)                                  ? d->error()
                                                                : decode_error{};
+      if (err.code == std::errc::protocol_not_supported) {
+        log(msg::IMB1208E, "from " + who + ": " + err.detail + "; connection closed");
+        break;
+      }
       log(msg::IMB1200E, "from " + who + ": " + clean(err.to_string(), 256) + "; connection closed");
       break;
     }

@@ -781,4 +781,13 @@ const char* name_of(frame_type type) noexcept {
   return "unknown";
 }
 
+bool is_ibm_mq_segment(bytes_view first) noexcept {
+  if (first.size() < 4) return false;
+  const std::uint8_t* p = first.data();
+  // "TSH" and then ' ', 'C' or 'M': ASCII 54 53 48 20|43|4D, EBCDIC E3 E2 C8 40|C3|D4.
+  if (p[0] == 0x54 && p[1] == 0x53 && p[2] == 0x48) return p[3] == 0x20 || p[3] == 0x43 || p[3] == 0x4D;
+  if (p[0] == 0xE3 && p[1] == 0xE2 && p[2] == 0xC8) return p[3] == 0x40 || p[3] == 0xC3 || p[3] == 0xD4;
+  return false;
+}
+
 }  // namespace imsb::mqi::wire

@@ -612,6 +612,23 @@ TEST(ClientProtocolBad, FieldValuesOutOfRange) {
   expect_bad_response(m, frame_type::get, m.size(), "get_response.msg.data_length", dl_at);
 }
 
+// IBM MQ's own protocol starts with a transmission segment header: "TSH ", "TSHC" or "TSHM", ASCII or
+// EBCDIC [C: WS-C]. A listener tells it apart from a bad frame of ours by these 4 bytes alone.
+TEST(ClientProtocolBad, IbmMqSegmentHeadersAreRecognised) {
+  auto of = [](std::initializer_list<std::uint8_t> b) { return bytes(b); };
+  for (const bytes& tsh : {of({0x54, 0x53, 0x48, 0x20}), of({0x54, 0x53, 0x48, 0x43}),
+                           of({0x54, 0x53, 0x48, 0x4D, 0x00, 0x00, 0x01, 0x0C}), of({0xE3, 0xE2, 0xC8, 0x40}),
+                           of({0xE3, 0xE2, 0xC8, 0xC3}), of({0xE3, 0xE2, 0xC8, 0xD4})}) {
+    EXPECT_TRUE(is_ibm_mq_segment(bytes_view(tsh.data(), tsh.size())));
+  }
+  for (const bytes& other : {of({0x54, 0x53, 0x48}), of({0x54, 0x53, 0x48, 0x58}),
+                             of({0xE3, 0xE2, 0xC8, 0x20}), of({'I', 'M', 'Q', 'F'}), bytes{}}) {
+    EXPECT_FALSE(is_ibm_mq_segment(bytes_view(other.data(), other.size())));
+  }
+  const bytes ours = encoded(connect_request{"QM1", "u", "p", "a"});
+  EXPECT_FALSE(is_ibm_mq_segment(bytes_view(ours.data(), ours.size())));
+}
+
 TEST(ClientProtocolBad, FramesBackToBackDecodeInTurn) {
   bytes stream = encoded(connect_request{"QM1", "u", "p", "a"});
   const bytes second = encoded(put_request{3, sample_md(), text("m"), 0});

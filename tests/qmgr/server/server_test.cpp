@@ -351,6 +351,48 @@ TEST_F(server_test, bad_frames_close_the_connection_and_are_logged) {
   EXPECT_EQ(count(error_log(), imsb::msg::IMB1200E), logged + 1);
 }
 
+// An IBM MQ client (libmqic_r) or channel speaks IBM's protocol, which starts with a transmission segment
+// header (TSHM from a client, TSH or TSHC from a channel) [C: WS-C]: one line that says so, not a frame
+// error of ours, and the connection closed; the listener goes on serving.
+TEST_F(server_test, an_ibm_mq_client_is_told_its_protocol_is_not_spoken) {
+  auto port = srv_->start_listener("TEST.TCP", "127.0.0.1", 0);
+  ASSERT_TRUE(port.ok()) << port.error().to_string();
+  auto tcp_socket = [&] {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<std::uint16_t>(*port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    return fd;
+  };
+  // An IBM client's first segment: TSHM, its length, conversation and request IDs, byte order 1 (big
+  // endian), segment type 1 (initial data), then the rest of its 268-byte initial data.
+  std::string tshm("TSHM\x00\x00\x01\x0c\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x30\x00", 20);
+  tshm += std::string(268 - tshm.size(), '\0');
+  // A z/OS channel's: "TSH " in EBCDIC, on the bindings socket this time.
+  const std::string ebcdic_tsh("\xE3\xE2\xC8\x40\x00\x00\x00\x1c\x01\x01\x30\x00", 12);
+  std::size_t refused = 0;
+  for (int round = 0; round < 2; ++round) {
+    int fd = round == 0 ? tcp_socket() : raw_socket();
+    const std::string& first = round == 0 ? tshm : ebcdic_tsh;
+    ASSERT_EQ(::send(fd, first.data(), first.size(), MSG_NOSIGNAL), static_cast<ssize_t>(first.size()));
+    std::string got;
+    EXPECT_TRUE(closed_by_peer(fd, &got));
+    EXPECT_TRUE(got.empty());
+    ::close(fd);
+    const std::string log = error_log();
+    EXPECT_EQ(count(log, imsb::msg::IMB1208E), ++refused) << log;
+    EXPECT_EQ(count(log, "IBM MQ client protocol is not supported; use libmqic_r from this project"), refused)
+        << log;
+    EXPECT_EQ(count(log, imsb::msg::IMB1200E), 0u) << log;
+  }
+  auto c = tcp(*port, "", "");  // still serving: an answer of ours (2035, no credentials), not a close
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(rc_of(c.error()), mq::MQRC_NOT_AUTHORIZED) << c.error().to_string();
+  ASSERT_TRUE(bindings().ok());
+}
+
 TEST_F(server_test, a_client_that_goes_inside_a_unit_of_work_is_backed_out) {
   auto a = bindings();
   ASSERT_TRUE(a.ok());

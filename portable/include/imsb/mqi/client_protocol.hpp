@@ -217,4 +217,9 @@ frame_type type_of(const request& req) noexcept;
 // "connect", "put", ... for logs.
 const char* name_of(frame_type type) noexcept;
 
+// True when `first` (a connection's first bytes, at least 4) starts with IBM MQ's own transmission
+// segment header — StructID "TSH ", "TSHC" or "TSHM", in ASCII or EBCDIC [C: WS-C, WS-H] — that is, an IBM
+// MQ client or channel speaking its protocol to a listener of ours, which cannot understand it.
+bool is_ibm_mq_segment(bytes_view first) noexcept;
+
 }  // namespace imsb::mqi::wire
