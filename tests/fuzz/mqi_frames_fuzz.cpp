@@ -111,7 +111,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const imsb::bytes_view in(data, size);
   requests(in);
   // A listener's first test of a connection: IBM MQ's segment header, or a frame of ours, never both.
-  if (w::is_ibm_mq_segment(in) && size >= 4 && data[0] == 'I') __builtin_trap();
+  if (w::is_ibm_mq_segment(in)) {
+    auto d = w::decode_request(in);
+    if (d && *d) __builtin_trap();
+  }
   for (std::uint16_t t = 1; t <= 16; ++t) responses(in, static_cast<w::frame_type>(t));
   return 0;
 }
