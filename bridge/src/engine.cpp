@@ -457,7 +457,7 @@ struct worker {
   mutable std::mutex st_mu;
   std::string stopped_reason;        // queue stopped (IMB2003E)
   bool get_disabled_seen = false;    // the rescan saw GET(DISABLED) while stopped: GET(ENABLED) restarts
-  std::string nsync_stopped_reason;  // CM1 NAK "stop the Tpipe": the non-synchronized side only (#11)
+  std::string nsync_stopped_reason;  // CM1 NAK "stop the Tpipe": the non-synchronized side only
   std::atomic<bool> rewind{false};   // restarted from another thread: browse from the first message
   std::atomic<std::uint64_t> sent{0}, replies{0}, dead_letters{0}, backouts{0};
   std::atomic<unsigned> outstanding_cm1{0};
@@ -656,7 +656,7 @@ bool partner::reload_records() {
       continue;  // markers, assignments: not a Tpipe's numbers
     detail::tpipe_records& t = fresh[detail::record_cache::key(group, member, r.tpipe)];
     detail::apply_record(t, r);
-    // A receive number still to be reset after an IMS cold start is 0, whatever is durable (#5).
+    // A receive number still to be reset after an IMS cold start is 0, whatever is durable.
     if (r.kind == record_kind::receive && receive_reset_pending.count(r.tpipe) != 0) t.receive = 0;
   }
   for (auto& [k, t] : fresh) (void)eng.records.replace_if_unchanged(k, t, since);
@@ -1199,7 +1199,7 @@ void worker::run() {
       continue;
     }
     if (pending_resend && session_ready && !queue_stopped() && !cm0) {
-      pending_resend = false;  // kept while the queue was stopped (#10)
+      pending_resend = false;  // kept while the queue was stopped
       resend_in_flight();
       continue;
     }
@@ -1332,7 +1332,7 @@ void worker::drop_connection(const decode_error& e) {
   store.reset();
   conn.reset();
   connected = false;
-  if (confirm && confirm->had_request) stale_markers.insert(confirm->token);  // outcome unknown (#8)
+  if (confirm && confirm->had_request) stale_markers.insert(confirm->token);  // outcome unknown
   confirm.reset();
   held.reset();
   cm0.reset();
@@ -1853,7 +1853,7 @@ void worker::on_cm0_response(const tpipe::input_response& r) {
       auto p = store->put(x);
       if (!p) {
         // Not durable: the Tpipe is stopped in memory all the same (nothing more is sent on it) and the
-        // in-flight record stays, for resync to settle after a restart (#10).
+        // in-flight record stays, for resync to settle after a restart.
         (void)conn->backout();
         eng.records.update(key(), [&](detail::tpipe_records& t) { t.stopped = x.reason; });
         eng.console(std::string(imsb::msg::IMB2152E) + " Tpipe " + sync_tp + " of " + queue + " NAKed " +
@@ -2002,7 +2002,7 @@ void worker::resend_in_flight() {
   const detail::tpipe_records rec = eng.records.get(key());
   if (!rec.in_flight || rec.stopped) return;
   if (queue_stopped()) {
-    pending_resend = true;  // after the queue restarts (a new session, RESET TPIPE, GET toggled) (#10)
+    pending_resend = true;  // after the queue restarts (a new session, RESET TPIPE, GET toggled)
     return;
   }
   const auto in_flight_key =
@@ -2086,7 +2086,7 @@ bool worker::write_stopped(const std::string& why) {
   auto c = p ? conn->commit() : result<mqi::done>(p.error());
   if (!c) {
     (void)conn->backout();
-    // IMS was told the Tpipe is stopped (X'0C'): it is not used whatever the state queue says (#10); a new
+    // IMS was told the Tpipe is stopped (X'0C'): it is not used whatever the state queue says; a new
     // resync after a reconnect says so again.
     eng.records.update(key(), [&](detail::tpipe_records& t) { t.stopped = x.reason; });
     eng.console(std::string(imsb::msg::IMB2152E) + " Tpipe " + sync_tp + " (partner " + part.group + "." +
@@ -2159,7 +2159,7 @@ void worker::on_cm1_response(const tpipe::input_response& r, std::size_t index) 
       }
       auto g = get_by_token(s.token, true);
       if (!g && (connection_broken(g.error()) || !request_gone(g.error()))) {
-        // Not got: the marker stays (marked stale, so the resend is counted) and the queue pauses (#1).
+        // Not got: the marker stays (marked stale, so the resend is counted) and the queue pauses.
         (void)conn->backout();
         stale_markers.insert(s.token);
         if (connection_broken(g.error()))
@@ -2211,7 +2211,7 @@ void worker::on_cm1_response(const tpipe::input_response& r, std::size_t index) 
         (void)commit_or_drop();
       }
       browse_first = true;
-      stop_nsync(std::string("NAK ") + sense);  // the synchronized Tpipe (CM0) goes on (#11)
+      stop_nsync(std::string("NAK ") + sense);  // the synchronized Tpipe (CM0) goes on
       return;
   }
 }
@@ -2259,7 +2259,7 @@ void worker::on_output(const otma::otma_message& out) {
                         mq::MQPMO_SYNCPOINT | mq::MQPMO_SET_ALL_CONTEXT | mq::MQPMO_FAIL_IF_QUIESCING);
     if (!p) {
       if (connection_broken(p.error())) {
-        if (req) stale_markers.insert(req->token);  // off the cm1 list already: still counted (#8)
+        if (req) stale_markers.insert(req->token);  // off the cm1 list already: still counted
         drop_connection(p.error());
         return;
       }
@@ -2815,7 +2815,7 @@ std::vector<std::string> engine::command(std::string_view line) {
     case bridgemap::operator_verb::reset_tpipe: {
       auto answer = std::make_shared<reset_request>();
       {
-        // Posted under e.mu: the worker cannot be destroyed meanwhile; not used after the lock (#6).
+        // Posted under e.mu: the worker cannot be destroyed meanwhile; not used after the lock.
         std::lock_guard<std::mutex> lock(e.mu);
         worker* target = nullptr;
         for (const auto& w : e.workers) {

@@ -54,7 +54,7 @@ result<mqi::done> state_store::open(bool define_if_missing) {
       mq::MQOO_INPUT_SHARED | mq::MQOO_BROWSE | mq::MQOO_OUTPUT | mq::MQOO_FAIL_IF_QUIESCING;
   auto h = conn_.open(mqi::object_descriptor{queue_name, ""}, options);
   if (!h && define_if_missing && is_mqrc(h.error(), mq::MQRC_UNKNOWN_OBJECT_NAME)) {
-    // The embedded queue manager's case (state_store.hpp). Another connection may define it at the same
+    // Where our user may define queues (state_store.hpp). Another connection may define it at the same
     // moment: its DEFINE then fails here, and the second open below tells whether the queue is there.
     auto defined =
         mqi::administration_over(conn_)->mqsc("DEFINE QLOCAL(" + queue_name +

@@ -25,8 +25,9 @@ class state_store {
   state_store& operator=(const state_store&) = delete;
 
   // Opens the state queue (input shared + browse + output). When it does not exist and `define_if_missing`,
-  // defines it with MQSC (DEFINE QLOCAL(...) DEFPSIST(YES) MAXDEPTH(999999999) DESCR(...)) first — the
-  // embedded queue manager's case; on another queue manager the sample MQSC defines it.
+  // defines it with MQSC (DEFINE QLOCAL(...) DEFPSIST(YES) MAXDEPTH(999999999) DESCR(...)) first, which
+  // works where the bridge's user may define queues (the embedded queue manager; a daemon's owner); for
+  // anyone else the sample MQSC defines it beforehand.
   // Errors: the MQRC (2085 when it is missing and not defined, 2035 ...).
   result<mqi::done> open(bool define_if_missing);
   // Every record on the queue (browse, no unit of work). Undecodable messages are skipped and counted

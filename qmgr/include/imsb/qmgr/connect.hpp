@@ -2,8 +2,9 @@
 // How a program reaches a queue manager, one call for mqput, mqget, imsreq and the bridge:
 //
 //   "local:QM"   in-process: the queue manager QM runs inside this program (queue_manager::start), still
-//                serving its bindings socket and listeners and holding its lock, so dspmq shows it running
-//                and a second strmqm is refused. The connection keeps it alive; the last one ends it.
+//                serving its bindings socket and listeners and holding its lock, so a second strmqm is
+//                refused (dspmq, which looks for a daemon's pid file, shows it "Ended normally"; endmqm
+//                refuses it: docs/operator.md). The connection keeps it alive; the last one ends it.
 //   "QM" / ""    bindings: the Unix socket of the running daemon of QM ("" = the default queue manager:
 //                the only one of the prefix, or the one mqs.ini's DefaultQueueManager names);
 //                the OS user is the connecting user (SO_PEERCRED). The daemon records its socket's path
