@@ -65,21 +65,6 @@ std::int64_t wall_ms() {
       .count();
 }
 
-// An output's segments as LLZZ data (big-endian, as IMS sent them), for a dead letter of output that
-// cannot be turned into a reply.
-bytes segments_bytes(const otma::otma_message& out) {
-  bytes data;
-  for (const otma::segment& s : out.segments()) {
-    const std::size_t ll = s.data.size() + 4;
-    data.push_back(static_cast<std::uint8_t>(ll >> 8));
-    data.push_back(static_cast<std::uint8_t>(ll & 0xFF));
-    data.push_back(0);
-    data.push_back(0);
-    data.insert(data.end(), s.data.begin(), s.data.end());
-  }
-  return data;
-}
-
 state_record make_record(record_kind kind, const std::string& group, const std::string& member,
                          const std::string& tpipe) {
   state_record r;
@@ -1066,15 +1051,13 @@ void partner::handle_output(const otma::otma_message& out, std::uint64_t gen) {
     // Output that cannot be turned into a reply (no user data of ours, not convertible): dead letter.
     const std::int32_t reason = mq::feedback_of(reply.error().code);
     trouble = "output on Tpipe " + tp + " not a reply: " + reply.error().to_string();
-    const bytes data = segments_bytes(out);
-    auto md = bridgemap::request_md_of(out, ctx);
-    mq::mqmd base = md ? md.value() : mq::mqmd{};
-    if (!md) base.persistence = mq::MQPER_PERSISTENT;
+    // IMS's segments as it sent them, and the MQDLH says what they are (not what the request was).
+    const bridgemap::output_original orig = bridgemap::output_as_original(out, mq::MQPER_PERSISTENT, ctx);
     if (eng.dlq.empty()) {
       ok = false;
     } else {
-      bridgemap::outgoing dl = bridgemap::make_dead_letter(base, data, reason, trim(base.reply_to_q),
-                                                           trim(base.reply_to_q_mgr), ctx);
+      bridgemap::outgoing dl = bridgemap::make_dead_letter(
+          orig.md, orig.data, reason, trim(orig.md.reply_to_q), trim(orig.md.reply_to_q_mgr), ctx);
       ok = static_cast<bool>(
           conn->put1({eng.dlq, ""}, dl.md, dl.data, mq::MQPMO_SYNCPOINT | mq::MQPMO_SET_ALL_CONTEXT));
     }
@@ -2274,9 +2257,9 @@ void worker::on_output(const otma::otma_message& out) {
       ok = static_cast<bool>(put_dead_letter(req->msg.md, req->msg.data, reason, queue, ""));
     } else {
       // Unsolicited output without our user data: the dead-letter queue, with what IMS sent.
-      mq::mqmd base;
-      base.persistence = mq::MQPER_NOT_PERSISTENT;
-      ok = static_cast<bool>(put_dead_letter(base, segments_bytes(*src), reason, "", ""));
+      const bridgemap::output_original orig = bridgemap::output_as_original(
+          *src, mq::MQPER_NOT_PERSISTENT, eng.reply_ctx(part.group, part.member));
+      ok = static_cast<bool>(put_dead_letter(orig.md, orig.data, reason, "", ""));
     }
   }
   if (!ok) {

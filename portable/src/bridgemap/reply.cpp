@@ -248,6 +248,29 @@ result<outgoing> build_reply(const otma::otma_message& output, const reply_conte
   return out;
 }
 
+output_original output_as_original(const otma::otma_message& output, std::int32_t persistence,
+                                   const reply_context& ctx) {
+  output_original o;
+  auto md = request_md_of(output, ctx);
+  if (md) {
+    o.md = std::move(md.value());
+  } else {
+    o.md.persistence = persistence;
+  }
+  o.md.format = std::string(mq::MQFMT_IMS_VAR_STRING);
+  o.md.encoding = ims_encoding;
+  o.md.coded_char_set_id = ctx.partner.ccsid;
+  for (const otma::segment& s : output.segments()) {
+    const std::size_t ll = s.data.size() + 4;
+    o.data.push_back(static_cast<std::uint8_t>(ll >> 8));
+    o.data.push_back(static_cast<std::uint8_t>(ll & 0xFF));
+    o.data.push_back(0);
+    o.data.push_back(0);
+    o.data.insert(o.data.end(), s.data.begin(), s.data.end());
+  }
+  return o;
+}
+
 outgoing make_dead_letter(const mq::mqmd& original, bytes_view data, std::int32_t reason,
                           const std::string& dest_q, const std::string& dest_qmgr, const reply_context& ctx) {
   mq::mqdlh dlh;  // [C: DLH-DOC, MQGO-DLH]

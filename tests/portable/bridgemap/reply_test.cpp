@@ -281,6 +281,38 @@ TEST(bridgemap_reply, output_without_our_user_data_is_ims_error) {
   EXPECT_FALSE(request_md_of(out, default_reply()).ok());
 }
 
+// Output that cannot become a reply goes to the dead-letter queue as IMS sent it, and the MQDLH says what
+// that is — IMS's segments, big-endian, in the partner's CCSID — not what the request was (docs/design/
+// errors.md [D]).
+TEST(bridgemap_reply, output_that_is_no_reply_is_dead_lettered_as_ims_sent_it) {
+  auto t = send(request_md(enc_le, 819, true), iih_cm('0'), {"IVTNO DISPLAY"});
+  auto out = output_for(t.input, {"X"}, 3);
+  reply_context ctx = default_reply();
+  ctx.partner.ccsid = 1140;
+  out.application->segments[0].data = {0xC1, 0x9F};  // the euro of 1140: no reply in 819 (2119)
+  ASSERT_FALSE(build_reply(out, ctx).ok());
+  const bytes ims_sent = {0x00, 0x06, 0x00, 0x00, 0xC1, 0x9F};
+  output_original known = output_as_original(out, mq::MQPER_PERSISTENT, ctx);
+  EXPECT_EQ(known.data, ims_sent);
+  EXPECT_EQ(known.md.msg_id, t.request.md.msg_id);  // the request's descriptor otherwise
+  EXPECT_EQ(known.md.reply_to_q, t.request.md.reply_to_q);
+  outgoing dl = make_dead_letter(known.md, known.data, 2119, "APP.REPLY", "", ctx);
+  auto dlh = mq::decode_mqdlh(dl.data, enc_le, 819);
+  ASSERT_TRUE(dlh.ok());
+  EXPECT_EQ(dlh->format, "MQIMSVS ");
+  EXPECT_EQ(dlh->encoding, mq::MQENC_NATIVE_ZOS);
+  EXPECT_EQ(dlh->coded_char_set_id, 1140);
+  EXPECT_EQ(bytes(dl.data.end() - 6, dl.data.end()), ims_sent);
+  // Without user data of ours: a fresh descriptor with the persistence asked for, the same description.
+  out.user.reset();
+  output_original unknown = output_as_original(out, mq::MQPER_NOT_PERSISTENT, ctx);
+  EXPECT_EQ(unknown.md.persistence, mq::MQPER_NOT_PERSISTENT);
+  EXPECT_EQ(unknown.md.format, "MQIMSVS ");
+  EXPECT_EQ(unknown.md.encoding, mq::MQENC_NATIVE_ZOS);
+  EXPECT_EQ(unknown.md.coded_char_set_id, 1140);
+  EXPECT_EQ(unknown.data, ims_sent);
+}
+
 TEST(bridgemap_reply, request_md_of_gives_back_the_request) {
   auto t = send(request_md(enc_le, 819, true), iih_cm('0'), {"IVTNO DISPLAY"});
   auto md = request_md_of(output_for(t.input, {"X"}, 3), default_reply());

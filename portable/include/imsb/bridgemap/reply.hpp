@@ -9,9 +9,9 @@
 #include <optional>
 #include <string>
 
+#include "imsb/bridgemap/request.hpp"
 #include "imsb/core/bytes.hpp"
 #include "imsb/core/result.hpp"
-#include "imsb/bridgemap/request.hpp"
 #include "imsb/mq/mqmd.hpp"
 #include "imsb/otma/message.hpp"
 
@@ -79,6 +79,19 @@ result<mq::mqmd> request_md_of(const otma::otma_message& output, const reply_con
 // queue manager's DLQ name (the caller fills it), `qmgr` empty.
 outgoing make_dead_letter(const mq::mqmd& original, bytes_view data, std::int32_t reason,
                           const std::string& dest_q, const std::string& dest_qmgr, const reply_context& ctx);
+
+// IMS output as the original of a dead letter, when it cannot become a reply (no user data of ours, text
+// that does not convert ...): its segments as IMS sent them — LL and ZZ big-endian, the text in the
+// partner's CCSID — under an MQMD that says so: Format MQFMT_IMS_VAR_STRING, Encoding z/OS native (785),
+// CCSID the partner's [D], so that make_dead_letter's MQDLH describes the data after it. The rest of the
+// MQMD is the request's when the user data gives it back (MsgId, CorrelId, ReplyToQ ...), else a fresh one
+// with `persistence`.
+struct output_original {
+  mq::mqmd md;
+  bytes data;
+};
+output_original output_as_original(const otma::otma_message& output, std::int32_t persistence,
+                                   const reply_context& ctx);
 
 // An exception report for a request the bridge refused [I: ACTIVITY-MD, CANNOT-PUT]: when the request's
 // Report has MQRO_EXCEPTION / _WITH_DATA / _WITH_FULL_DATA; nullopt otherwise. MsgType REPORT, Feedback =
