@@ -43,8 +43,8 @@ struct sense_info {
 inline constexpr sense_info sense_table[] = {
     {sense::invalid_message, "OTMA_SENSE_INVALID_MESSAGE", "invalid or unknown message",
      "[D] not IBM-verified", false},
-    {sense::unknown_destination, "OTMA_SENSE_UNKNOWN_DESTINATION", "unknown tpipe or member",
-     "[D] not IBM-verified", false},
+    {sense::unknown_destination, "OTMA_SENSE_UNKNOWN_DESTINATION",
+     "destination not usable (an LTERM; no new Tpipe: MAXTP)", "[D] not IBM-verified", false},
     {sense::prefix_format_error, "OTMA_SENSE_PREFIX_FORMAT_ERROR", "OTMA message prefix format error",
      "[D] not IBM-verified", false},
     {sense::security_violation, "OTMA_SENSE_SECURITY_VIOLATION", "security violation (DFS1292E)",
