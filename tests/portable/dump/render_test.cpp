@@ -75,7 +75,8 @@ TEST(RenderText, OffsetColumnIndentationAndMeanings) {
             "    28   Format                 'MQIMSVS '  = text with \"quotes\"\ttab\n"
             "    92 bytes (18 bytes)\n"
             "    92   00140000 50415254 20E90178 797A3031  |....PART \xC3\xA9.xyz01|\n"
-            "   108   3233                                 |23|\n" + std::string(imsb::msg::IMB4002E) +
+            "   108   3233                                 |23|\n" +
+                std::string(imsb::msg::IMB4002E) +
                 " MQIIH.StrucLength at offset 16: is 80, must be 84; MQRC_IIH_ERROR (2148)\n");
 }
 

@@ -42,8 +42,9 @@ int run(const std::string& prefix) {
   if (!q.ok()) return fail(q.error().to_string());
   const std::string text = "linked without the tools";
   mq::mqmd md;
-  auto put = (*c)->put(q->handle, md, bytes_view(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()),
-                       mq::MQPMO_SYNCPOINT);
+  auto put =
+      (*c)->put(q->handle, md, bytes_view(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()),
+                mq::MQPMO_SYNCPOINT);
   if (!put.ok()) return fail(put.error().to_string());
   if (auto r = (*c)->commit(); !r.ok()) return fail(r.error().to_string());
   mqi::get_request g;

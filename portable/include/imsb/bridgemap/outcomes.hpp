@@ -32,8 +32,8 @@ std::string_view to_string(outcome o) noexcept;
 
 struct nak_decision {
   outcome what = outcome::stop_tpipe;
-  std::int32_t feedback = 0;  // for application_error: 300+sense or 600+reason (otma::feedback_for_nak)
-  bool reply_follows = false; // application_error with "error message follows": the DFS text is the reply
+  std::int32_t feedback = 0;   // for application_error: 300+sense or 600+reason (otma::feedback_for_nak)
+  bool reply_follows = false;  // application_error with "error message follows": the DFS text is the reply
 };
 
 // The decision for a NAK of input. `error_message_follows` is the NAK's processing flag.

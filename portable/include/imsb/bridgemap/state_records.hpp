@@ -43,13 +43,13 @@ using correl24 = std::array<std::uint8_t, 24>;
 
 struct state_record {
   record_kind kind = record_kind::assignment;
-  std::string xcf_group;      // ≤ 8
-  std::string xcf_member;     // ≤ 16 (the IMS partner)
-  std::string tpipe;          // ≤ 8; empty for assignment
-  std::string queue;          // ≤ 48: assignment (the bridge queue), in_flight / cm1_marker (its queue)
-  std::uint32_t number = 0;   // assignment: the queue's number; send/receive/in_flight: the sequence number
-  token16 token{};            // in_flight, cm1_marker
-  std::string reason;         // stopped: why (≤ 120, for DISPLAY)
+  std::string xcf_group;     // ≤ 8
+  std::string xcf_member;    // ≤ 16 (the IMS partner)
+  std::string tpipe;         // ≤ 8; empty for assignment
+  std::string queue;         // ≤ 48: assignment (the bridge queue), in_flight / cm1_marker (its queue)
+  std::uint32_t number = 0;  // assignment: the queue's number; send/receive/in_flight: the sequence number
+  token16 token{};           // in_flight, cm1_marker
+  std::string reason;        // stopped: why (≤ 120, for DISPLAY)
 
   friend bool operator==(const state_record& a, const state_record& b);
 };

@@ -35,9 +35,9 @@ std::uint8_t blank(std::int32_t ccsid) noexcept;
 
 struct conversion {
   bytes out;
-  std::size_t substitutions = 0;         // characters that had no mapping (or malformed UTF-8 input)
-  std::size_t first_bad_offset = npos;   // input byte offset of the first of them
-  bool unsupported = false;              // one of the CCSIDs is not supported: out is empty
+  std::size_t substitutions = 0;        // characters that had no mapping (or malformed UTF-8 input)
+  std::size_t first_bad_offset = npos;  // input byte offset of the first of them
+  bool unsupported = false;             // one of the CCSIDs is not supported: out is empty
   bool ok() const noexcept { return !unsupported && substitutions == 0; }
 };
 
