@@ -36,8 +36,13 @@ namespace wire = mqi::wire;
 
 #if defined(__SANITIZE_ADDRESS__)
 constexpr std::size_t many_idle = 200;  // each thread's shadow stack makes 1,000 slow under ASan
+// ASan holds freed memory back (its quarantine, 256 MB by default) and gives threads fake stacks, so the
+// daemon's resident memory grows by hundreds of MB whatever it keeps; the bound that means something is
+// the one without it (bench/RESULTS.md: ~3 MB of growth).
+constexpr long rss_growth_bound_kb = 1024 * 1024;
 #else
 constexpr std::size_t many_idle = 1000;
+constexpr long rss_growth_bound_kb = 256 * 1024;
 #endif
 
 struct process_sample {
@@ -265,7 +270,7 @@ TEST_F(listener_probe, idle_connections_and_bad_input_leave_the_queue_manager_se
   round_trip_over_tcp("after the slow writers");
   const process_sample probed = sample(pid);
   report("during the probes", probed);
-  EXPECT_LT(probed.rss_kb - base.rss_kb, 256 * 1024) << "RSS grew from " << base.rss_kb << " kB";
+  EXPECT_LT(probed.rss_kb - base.rss_kb, rss_growth_bound_kb) << "RSS grew from " << base.rss_kb << " kB";
   held.close_all();
   round_trip_over_tcp("after the probes");
   EXPECT_TRUE(threads_back_to(pid, base.threads)) << sample(pid).threads << " threads";
