@@ -19,7 +19,7 @@
 namespace {
 
 int fail(const std::string& what) {
-  std::fprintf(stderr, "qmgr_link_check: %s\n", what.c_str());
+  std::fprintf(stderr, "test_qmgr_link: %s\n", what.c_str());
   return 1;
 }
 
@@ -35,7 +35,7 @@ int run(const std::string& prefix) {
   if (!lock.ok()) return fail(lock.error().to_string());
   auto qm = qmgr::queue_manager::start(std::move(*store), std::move(*lock), qmgr::runtime_options{});
   if (!qm.ok()) return fail(qm.error().to_string());
-  qmgr::principal who{"link", {}, true, "qmgr_link_check"};
+  qmgr::principal who{"link", {}, true, "test_qmgr_link"};
   auto c = (*qm)->connect(who);
   if (!c.ok()) return fail(c.error().to_string());
   auto q = (*c)->open(mqi::object_descriptor{"Q1", "", mq::MQOT_Q}, mq::MQOO_OUTPUT | mq::MQOO_INPUT_SHARED);
@@ -59,14 +59,14 @@ int run(const std::string& prefix) {
   for (std::string line; std::getline(maps, line);) {
     if (line.find("program_options") != std::string::npos) return fail("mapped: " + line);
   }
-  std::printf("qmgr_link_check: the runtime and the client run without Boost.Program_options\n");
+  std::printf("test_qmgr_link: the runtime and the client run without Boost.Program_options\n");
   return 0;
 }
 
 }  // namespace
 
 int main() {
-  char dir[] = "/tmp/qmgr_link_check.XXXXXX";
+  char dir[] = "/tmp/test_qmgr_link.XXXXXX";
   if (::mkdtemp(dir) == nullptr) return fail("mkdtemp");
   const int rc = run(std::string(dir) + "/prefix");
   std::error_code ec;
