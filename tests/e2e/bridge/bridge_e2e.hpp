@@ -44,6 +44,7 @@
 #include "imsb/mqi/connection.hpp"
 #include "imsb/qmgr/connect.hpp"
 #include "process.hpp"
+#include "shell_text.hpp"
 
 namespace imsb::test {
 
@@ -57,16 +58,6 @@ inline constexpr const char* reply_q = "APP.REPLY";
 inline constexpr const char* reply_q2 = "APP.REPLY2";
 inline constexpr const char* dead_q = "SYSTEM.DEAD.LETTER.QUEUE";
 inline constexpr std::chrono::milliseconds rig_wait{30000};
-
-inline std::string sh_quote(std::string_view s) {
-  std::string r = "'";
-  for (char c : s) r += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return r + "'";
-}
-
-inline bool contains(const std::string& text, std::string_view part) {
-  return text.find(part) != std::string::npos;
-}
 
 inline std::string joined(const std::vector<std::string>& lines) {
   std::string s;
@@ -113,12 +104,6 @@ inline std::string field(const std::string& line, const std::string& word) {
 }
 
 inline const char* to_string(qm_mode m) { return m == qm_mode::embedded ? "embedded" : "client"; }
-
-struct ran {
-  int code = -1;
-  std::string out, err;
-  std::string both() const { return "--- stdout\n" + out + "--- stderr\n" + err; }
-};
 
 class bridge_rig {
  public:

@@ -17,38 +17,10 @@
 #include "imsb/objects/object.hpp"
 #include "imsb/qmgr/store.hpp"
 #include "process.hpp"
+#include "shell_text.hpp"
 #include "vectors.hpp"
 
 namespace imsb::test {
-
-struct ran {
-  int code = -1;
-  std::string out;
-  std::string err;
-  std::string both() const { return "--- stdout\n" + out + "--- stderr\n" + err; }
-};
-
-inline std::string sh_quote(std::string_view s) {
-  std::string r = "'";
-  for (char c : s) r += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return r + "'";
-}
-
-inline std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t nl = text.find('\n', start);
-    lines.push_back(text.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
-    if (nl == std::string::npos) break;
-    start = nl + 1;
-  }
-  return lines;
-}
-
-inline bool contains(const std::string& text, std::string_view part) {
-  return text.find(part) != std::string::npos;
-}
 
 // One command of runmqsc's output: its echo ("     1 : DEFINE ...", continuation lines included) and
 // the result lines that follow it, up to the next echo or the closing summary.

@@ -248,14 +248,9 @@ TEST_F(qmrt, mqpasswd_and_runmqlsr_let_a_client_put_over_tcp) {
       "SET AUTHREC PROFILE(TCP.Q) OBJTYPE(QUEUE) PRINCIPAL('app') AUTHADD(PUT,GET)\n");
   const std::uint16_t port = free_port();
   ASSERT_NE(port, 0);
-  const std::string lsr_out = dir_.file("runmqlsr.out");
-  child_process lsr = start(IMSB_RUNMQLSR, {"-m", "QM1", "-t", "TCP", "-p", std::to_string(port)}, lsr_out);
   std::string said;
-  for (int i = 0; i < 2000 && !contains(said, imsb::msg::IMB1229I) && lsr.running(); ++i) {
-    ::usleep(10 * 1000);
-    said = read_file(lsr_out);
-  }
-  ASSERT_TRUE(contains(said, imsb::msg::IMB1229I)) << said << read_file(lsr_out + ".err");
+  child_process lsr = start_runmqlsr(port, &said);
+  ASSERT_TRUE(contains(said, imsb::msg::IMB1229I)) << said;
 
   const std::string client =
       "MQSERVER=" + sh_quote("SYSTEM.DEF.SVRCONN/TCP/127.0.0.1(" + std::to_string(port) + ")");
@@ -271,7 +266,7 @@ TEST_F(qmrt, mqpasswd_and_runmqlsr_let_a_client_put_over_tcp) {
   ASSERT_TRUE(lsr.signal(SIGTERM));
   const auto st = lsr.wait_exit(milliseconds(20000));
   ASSERT_TRUE(st.has_value());
-  EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0) << read_file(lsr_out + ".err");
+  EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0) << read_file(dir_.file("runmqlsr.out.err"));
   const ran end = run(IMSB_ENDMQM, {"QM1"});
   EXPECT_EQ(end.code, 0) << end.both();
 }

@@ -153,14 +153,9 @@ TEST_F(listener_probe, idle_connections_and_bad_input_leave_the_queue_manager_se
       "SET AUTHREC PROFILE(PROBE.Q) OBJTYPE(QUEUE) PRINCIPAL('app') AUTHADD(PUT,GET)\n");
   const std::uint16_t port = free_port();
   ASSERT_NE(port, 0);
-  const std::string lsr_out = dir_.file("runmqlsr.out");
-  child_process lsr = start(IMSB_RUNMQLSR, {"-m", "QM1", "-t", "TCP", "-p", std::to_string(port)}, lsr_out);
   std::string said;
-  for (int i = 0; i < 2000 && !contains(said, imsb::msg::IMB1229I) && lsr.running(); ++i) {
-    ::usleep(10 * 1000);
-    said = read_file(lsr_out);
-  }
-  ASSERT_TRUE(contains(said, imsb::msg::IMB1229I)) << said << read_file(lsr_out + ".err");
+  child_process lsr = start_runmqlsr(port, &said);
+  ASSERT_TRUE(contains(said, imsb::msg::IMB1229I)) << said;
   const pid_t pid = daemon_pid();
   ASSERT_GT(pid, 0);
   const std::string client =

@@ -19,36 +19,10 @@
 
 #include "imsb/core/messages.hpp"
 #include "process.hpp"
+#include "shell_text.hpp"
 
 namespace imsb::test {
 namespace {
-
-struct ran {
-  int code = -1;
-  std::string out;
-  std::string err;
-  std::string both() const { return "--- stdout\n" + out + "--- stderr\n" + err; }
-};
-
-std::string sh_quote(std::string_view s) {
-  std::string r = "'";
-  for (char c : s) r += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return r + "'";
-}
-
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t nl = text.find('\n', start);
-    lines.push_back(text.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
-    if (nl == std::string::npos) break;
-    start = nl + 1;
-  }
-  return lines;
-}
 
 // The value of "key":"..." in a JSON line (our own output: no escaped quotes in these fields).
 std::string json_text(const std::string& json, const std::string& key) {
@@ -115,6 +89,19 @@ class qmrt : public ::testing::Test {
     return child_process("/bin/sh", {"-c", cmd}, output_to::file(out_file));
   }
 
+  // runmqlsr for QM1 on `port`, waited for until it says IMB1229I (listening) or ends; what it said so far
+  // goes to *said, for the caller to check and show.
+  child_process start_runmqlsr(std::uint16_t port, std::string* said) {
+    const std::string out = dir_.file("runmqlsr.out");
+    child_process lsr = start(IMSB_RUNMQLSR, {"-m", "QM1", "-t", "TCP", "-p", std::to_string(port)}, out);
+    said->clear();
+    for (int i = 0; i < 2000 && !contains(*said, imsb::msg::IMB1229I) && lsr.running(); ++i) {
+      ::usleep(10 * 1000);
+      *said = read_file(out);
+    }
+    *said += read_file(out + ".err");
+    return lsr;
+  }
   void strmqm_ok() {
     const ran r = run(IMSB_STRMQM, {"QM1"});
     ASSERT_EQ(r.code, 0) << r.both();
