@@ -1,4 +1,5 @@
-// The server (server.hpp): the bindings socket and TCP listeners, a thread per connection.
+// The server (server.hpp): the bindings socket and TCP listeners on Asio (transport::stream), and the
+// runners that serve them.
 
 #include "imsb/qmgr/server.hpp"
 
@@ -8,11 +9,9 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/x509.h>
-#include <poll.h>
 #include <pwd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -27,6 +26,19 @@
 #include <optional>
 #include <system_error>
 #include <thread>
+#include <future>
+#include <condition_variable>
+
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 
 #include "client_connection.hpp"
 #include "imsb/core/messages.hpp"
@@ -34,12 +46,15 @@
 #include "imsb/mq/constants.hpp"
 #include "imsb/objects/object.hpp"
 #include "imsb/qmgr/credentials.hpp"
+#include "imsb/transport/tcp_common.hpp"
 #include "store_io.hpp"
 #include "wait_watcher.hpp"
 
 namespace imsb::qmgr {
 
 namespace wire = mqi::wire;
+namespace asio = boost::asio;
+using local = asio::local::stream_protocol;
 
 // ---- OS users (client_connection.hpp) ------------------------------------------------------------
 
@@ -175,35 +190,54 @@ std::string peer_address(const sockaddr_storage& ss) {
 
 }  // namespace
 
+// ---- the runners --------------------------------------------------------------------------------
+//
+// The server's threads run one io_context: accepts, TLS handshakes, frame reads and writes are Asio
+// operations, so an idle connection holds a socket and a few hundred bytes, not a thread. An MQI call
+// runs where its request was read, on the runner that read it (no hand-over between threads, so a call
+// costs the same wake-ups as with a thread per connection), and any call may block: a get's wait, a
+// commit's fsync. Before a call starts, the pool makes sure that one runner stays free for the sockets,
+// starting one more when every runner is inside a call; runners idle for `runner_idle` go, down to
+// `min_runners` [D] (docs/design/queue-manager.md "Server threads"). So threads follow the calls in
+// progress, not the connections.
+
+namespace {
+constexpr std::size_t min_runners = 2;
+constexpr auto runner_idle = std::chrono::seconds(5);
+constexpr std::size_t frame_step = std::size_t{1} << 20;  // a body is read in steps of at most 1 MiB
+}  // namespace
+
 struct server::impl {
+  class session;
+  // Declared first, destroyed last: the sockets and timers below belong to it.
+  asio::io_context io;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+
   queue_manager* qm = nullptr;
   server_options options;
-  std::shared_ptr<SSL_CTX> tls_ctx;  // for TCP listeners when options.tls.enabled
+  std::unique_ptr<asio::ssl::context> tls;  // for TCP listeners when options.tls.enabled
 
   struct acceptor {
+    explicit acceptor(asio::io_context& io) : strand(asio::make_strand(io)), retry(strand) {}
     std::string name;
     std::string address;
     std::uint16_t port = 0;
-    int fd = -1;
     bool tcp = false;
-    std::atomic<bool> stopping{false};
-    std::thread thread;
-  };
-  struct conn {
-    std::unique_ptr<detail::stream> s;  // reset (closed) by its thread when it ends, under mu
-    std::thread thread;
-    bool done = false;
-    bool logged_in = false;            // under mu
-    std::atomic<bool> evicted{false};  // shed before login by a newer connection: ends without a log line
+    asio::strand<asio::io_context::executor_type> strand;
+    std::optional<asio::ip::tcp::acceptor> tcp_acceptor;
+    std::optional<local::acceptor> local_acceptor;
+    asio::steady_timer retry;  // after a failed accept (EMFILE ...)
+    bool stopping = false;     // on the strand
   };
 
   mutable std::mutex mu;
-  detail::wait_watcher watcher;  // the sockets of connections waiting in an MQGET
-  std::unique_ptr<acceptor> bindings;
-  std::map<std::string, std::unique_ptr<acceptor>> listeners;
-  std::list<std::shared_ptr<conn>> conns;
-  std::size_t active = 0;   // connections with a thread
-  std::size_t pending = 0;  // of which not logged in yet
+  std::condition_variable changed;  // a session ended; a runner retired
+  detail::wait_watcher watcher;     // the sockets of connections waiting in an MQGET
+  std::shared_ptr<acceptor> bindings;
+  std::map<std::string, std::shared_ptr<acceptor>> listeners;
+  std::list<std::shared_ptr<session>> sessions;  // in accept order
+  std::size_t active = 0;                        // connections counted against max_connections
+  std::size_t pending = 0;                       // of which not logged in yet
   bool stopped = false;
   // Connections shed at accept (over max_connections, or pending ones evicted) are logged once per burst:
   // the first, then a count at most every 10 s while it lasts [D].
@@ -211,123 +245,700 @@ struct server::impl {
   bool shedding = false;
   std::chrono::steady_clock::time_point shed_logged_at;
 
+  // The runners (under mu).
+  std::map<std::thread::id, std::thread> runners;
+  std::vector<std::thread> retired;  // ended, to be joined
+  std::size_t busy = 0;              // runners inside a call
+  bool no_thread_logged = false;
+
   void log(std::string_view id, const std::string& text) { qm->log_error(line(id, text)); }
 
-  void accept_loop(acceptor* a);
+  bool start_runner_locked(std::string& error);
+  void run();
+  // While a call runs: one runner more when none would be left for the sockets.
+  class busy_scope {
+   public:
+    explicit busy_scope(impl& m);
+    ~busy_scope();
+    busy_scope(const busy_scope&) = delete;
+    busy_scope& operator=(const busy_scope&) = delete;
+
+   private:
+    impl& m_;
+  };
+
+  void accept_next(const std::shared_ptr<acceptor>& a);
+  void on_accept(const std::shared_ptr<acceptor>& a, const boost::system::error_code& ec,
+                 std::unique_ptr<transport::stream> s, int fd);
   void note_shed(const std::string& why);
-  void serve(std::shared_ptr<conn> c, bool tcp, std::string peer);
-  void reap_locked(std::vector<std::thread>& finished);
-  void stop_acceptor(acceptor& a);
+  void session_ended(session& s);
+  void stop_acceptor(const std::shared_ptr<acceptor>& a);
   std::optional<std::vector<std::string>> runtime_command(const std::string& verb, const std::string& type,
                                                           const std::string& name);
   result<std::uint16_t> listen_tcp(const std::string& name, const std::string& address, std::uint16_t port);
 };
 
-void server::impl::reap_locked(std::vector<std::thread>& finished) {
-  for (auto it = conns.begin(); it != conns.end();) {
-    if ((*it)->done) {
-      finished.push_back(std::move((*it)->thread));
-      it = conns.erase(it);
-    } else {
-      ++it;
+bool server::impl::start_runner_locked(std::string& error) {
+  try {
+    std::thread t([this] { run(); });
+    auto id = t.get_id();
+    runners.emplace(id, std::move(t));
+    return true;
+  } catch (const std::system_error& e) {
+    error = e.what();
+    return false;
+  }
+}
+
+void server::impl::run() {
+  for (;;) {
+    const std::size_t n = io.run_one_for(runner_idle);
+    if (io.stopped()) return;
+    if (n != 0) continue;
+    std::lock_guard<std::mutex> lock(mu);
+    if (runners.size() > min_runners && busy + 1 < runners.size()) {
+      auto it = runners.find(std::this_thread::get_id());
+      retired.push_back(std::move(it->second));
+      runners.erase(it);
+      changed.notify_all();
+      return;
     }
   }
 }
 
-void server::impl::accept_loop(acceptor* a) {
-  for (;;) {
-    sockaddr_storage ss{};
-    socklen_t len = sizeof ss;
-    int fd = ::accept4(a->fd, reinterpret_cast<sockaddr*>(&ss), &len, SOCK_CLOEXEC);
-    if (a->stopping.load()) {
-      if (fd >= 0) ::close(fd);
+server::impl::busy_scope::busy_scope(impl& m) : m_(m) {
+  std::vector<std::thread> ended;
+  std::string error;
+  bool failed = false;
+  {
+    std::lock_guard<std::mutex> lock(m_.mu);
+    ++m_.busy;
+    ended.swap(m_.retired);
+    if (m_.busy >= m_.runners.size() && !m_.stopped && !m_.start_runner_locked(error) && !m_.no_thread_logged) {
+      m_.no_thread_logged = true;
+      failed = true;
+    }
+  }
+  for (auto& t : ended) t.join();  // runners that retired: they are past their last lock
+  if (failed) {
+    // The call runs all the same; until another runner is free, sockets wait (logged once) [D].
+    m_.log(msg::IMB1203E, "no thread for one more server runner (" + error +
+                              "); calls go on, connections wait until a runner is free");
+  }
+}
+
+server::impl::busy_scope::~busy_scope() {
+  std::lock_guard<std::mutex> lock(m_.mu);
+  --m_.busy;
+}
+
+// ---- a connection -------------------------------------------------------------------------------
+//
+// Bytes and deadlines come from transport::stream; what the frames mean is this class's: the login,
+// then one call per request frame, answered before the next frame is read (the client protocol
+// alternates). Its handlers run on its strand, one at a time.
+
+class server::impl::session : public std::enable_shared_from_this<session> {
+ public:
+  session(server::impl& m, std::unique_ptr<transport::stream> s, bool tcp, std::string peer)
+      : m_(m),
+        s_(std::move(s)),
+        fd_(s_->native_handle()),
+        tcp_(tcp),
+        peer_(std::move(peer)),
+        who_(tcp ? peer_ : std::string("a bindings peer")),
+        login_timer_(s_->get_executor()) {}
+
+  void start() {
+    asio::dispatch(s_->get_executor(), [self = shared_from_this()] { self->begin(); });
+  }
+  // Any thread: SHUT_RDWR, so that what the session waits for on its socket ends now.
+  void shut() noexcept {
+    std::lock_guard<std::mutex> lock(fd_mu_);
+    if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
+  }
+
+  // Under m.mu.
+  bool logged_in = false;
+  bool evicted = false;  // shed before login by a newer connection: ends without a log line
+
+ private:
+  using error_code = boost::system::error_code;
+
+  void begin();
+  void on_login_deadline(const error_code& ec);
+  void on_handshake(const error_code& ec);
+  void read_frame();
+  void on_header(const error_code& ec, std::size_t n);
+  void read_body(std::size_t left);
+  void on_frame();
+  void login(const wire::request& req);
+  void call(const wire::request& req);
+  wire::response dispatch(const wire::request& req, bool& disconnected);
+  void send(wire::frame_type t, const wire::response& r, bool then_end);
+  void read_failed(const error_code& ec, bool inside_frame);
+  void ended_before_login(const std::string& what, const std::string& error);
+  std::string io_error(const error_code& ec, bool reading) const;
+  bool was_evicted() const {
+    std::lock_guard<std::mutex> lock(m_.mu);
+    return evicted;
+  }
+  void close_socket() noexcept {
+    std::lock_guard<std::mutex> lock(fd_mu_);
+    s_->close();
+    fd_ = -1;
+  }
+  void end();
+
+  server::impl& m_;
+  std::unique_ptr<transport::stream> s_;
+  std::mutex fd_mu_;  // fd_ for shut() from other threads, against close_socket()
+  int fd_;
+  bool tcp_;
+  std::string peer_;
+  std::string who_;
+  asio::steady_timer login_timer_;
+  bool first_ = true;  // the next frame is the first (connect)
+  bool timed_out_ = false;
+  bool ended_ = false;
+  bool disconnected_ = false;
+  std::unique_ptr<mqi::connection> mq_;  // the engine's connection, once connect succeeded
+  bytes in_;
+  bytes out_;
+};
+
+void server::impl::session::begin() {
+  // One deadline for the whole login, TLS handshake and connect frame together, whatever the peer
+  // drips [D].
+  if (m_.options.login_timeout_ms > 0) {
+    login_timer_.expires_after(std::chrono::milliseconds(m_.options.login_timeout_ms));
+    login_timer_.async_wait([self = shared_from_this()](const error_code& ec) { self->on_login_deadline(ec); });
+  }
+  if (s_->is_tls()) {
+    s_->async_handshake(transport::stream::role::server,
+                        [self = shared_from_this()](const error_code& ec) { self->on_handshake(ec); });
+    return;
+  }
+  read_frame();
+}
+
+void server::impl::session::on_login_deadline(const error_code& ec) {
+  if (ec || ended_ || mq_) return;
+  timed_out_ = true;
+  close_socket();  // the operation in progress fails: its handler logs and ends
+}
+
+void server::impl::session::on_handshake(const error_code& ec) {
+  if (ended_) return;
+  if (ec) {
+    if (was_evicted() || timed_out_) {
+      ended_before_login("in its TLS handshake", s_->describe_error(ec));
+    } else {
+      m_.log(msg::IMB1203E, "TLS handshake with " + peer_ + " failed: " + clean(s_->describe_error(ec), 256));
+    }
+    end();
+    return;
+  }
+  read_frame();
+}
+
+void server::impl::session::read_frame() {
+  if (ended_) return;
+  in_.resize(wire::header_length);
+  s_->async_read(asio::buffer(in_.data(), in_.size()),
+                 [self = shared_from_this()](const error_code& ec, std::size_t n) { self->on_header(ec, n); });
+}
+
+std::string server::impl::session::io_error(const error_code& ec, bool reading) const {
+  if (timed_out_) return "timed out";
+  if (s_->is_tls()) return std::string(reading ? "TLS read failed: " : "TLS write failed: ") + s_->describe_error(ec);
+  return std::string(reading ? "read failed: " : "write failed: ") + ec.message();
+}
+
+void server::impl::session::read_failed(const error_code& ec, bool inside_frame) {
+  const bool clean_end = ec == asio::error::eof || ec == asio::ssl::error::stream_truncated;
+  std::string error;
+  if (clean_end && !timed_out_) {
+    error = inside_frame ? "the peer closed the connection inside a frame" : "";
+  } else {
+    error = io_error(ec, true);
+  }
+  if (!mq_) {
+    ended_before_login("before connect", error);
+  } else {
+    m_.log(msg::IMB1202W, "connection of " + who_ + " ended without MQDISC" +
+                              (error.empty() ? std::string() : ": " + error) + "; its unit of work is backed out");
+  }
+  end();
+}
+
+void server::impl::session::ended_before_login(const std::string& what, const std::string& error) {
+  if (was_evicted()) return;  // counted in the shedding's line (on_accept)
+  if (timed_out_) {
+    m_.log(msg::IMB1202W, "connection from " + who_ + " did not log in within " +
+                              std::to_string(m_.options.login_timeout_ms) + " ms (login timeout); closed");
+  } else if (!error.empty()) {
+    m_.log(msg::IMB1202W, "connection from " + who_ + " broke " + what + ": " + clean(error, 256));
+  }
+}
+
+void server::impl::session::on_header(const error_code& ec, std::size_t n) {
+  if (ended_) return;
+  if (ec) {
+    read_failed(ec, n > 0);
+    return;
+  }
+  const bytes_view header(in_.data(), in_.size());
+  std::optional<decode_error> bad;
+  if (first_ && wire::is_ibm_mq_segment(header)) {
+    bad = decode_error{std::make_error_code(std::errc::protocol_not_supported), "frame.magic", 0,
+                       "IBM MQ client protocol is not supported; use libmqic_r from this project"};
+  } else if (auto d = wire::decode_request(header); d && !*d) {
+    bad = d->error();
+  } else if (first_ && detail::frame_body_length(in_.data()) > max_connect_body) {
+    bad = decode_error{std::make_error_code(std::errc::bad_message), "frame.length", 4,
+                       "a first frame of " + std::to_string(detail::frame_body_length(in_.data())) +
+                           " bytes; before login at most " + std::to_string(max_connect_body)};
+  }
+  if (bad) {
+    if (!mq_) {
+      if (bad->code == std::errc::protocol_not_supported) {
+        m_.log(msg::IMB1208E, "from " + who_ + ": " + bad->detail + "; connection closed");
+      } else {
+        m_.log(msg::IMB1200E, "from " + who_ + ": " + clean(bad->to_string(), 256) + "; connection closed");
+      }
+    } else {
+      m_.log(msg::IMB1200E,
+             "from " + who_ + ": " + bad->to_string() + "; connection closed, unit of work backed out");
+    }
+    end();
+    return;
+  }
+  read_body(detail::frame_body_length(in_.data()));
+}
+
+void server::impl::session::read_body(std::size_t left) {
+  if (left == 0) {
+    on_frame();
+    return;
+  }
+  // The body in steps, so that a peer that claims a long body and sends nothing holds no more memory
+  // than it sent [D].
+  const std::size_t step = std::min(left, frame_step);
+  const std::size_t at = in_.size();
+  in_.resize(at + step);
+  s_->async_read(asio::buffer(in_.data() + at, step),
+                 [self = shared_from_this(), left, step](const error_code& ec, std::size_t) {
+                   if (self->ended_) return;
+                   if (ec) {
+                     self->read_failed(ec, true);
+                     return;
+                   }
+                   self->read_body(left - step);
+                 });
+}
+
+void server::impl::session::on_frame() {
+  auto d = wire::decode_request(in_);
+  const bool first = std::exchange(first_, false);
+  if (!d || !*d) {
+    auto err = (d && !*d) ? d->error() : decode_error{};
+    if (!mq_) {
+      m_.log(msg::IMB1200E, "from " + who_ + ": " + clean(err.to_string(), 256) + "; connection closed");
+    } else {
+      m_.log(msg::IMB1200E, "from " + who_ + ": " + err.to_string() + "; connection closed, unit of work backed out");
+    }
+    end();
+    return;
+  }
+  if (first) {
+    login(d->value().value);
+  } else {
+    call(d->value().value);
+  }
+}
+
+void server::impl::session::login(const wire::request& req) {
+  const auto* hello_in = std::get_if<wire::connect_request>(&req);
+  if (hello_in == nullptr) {
+    m_.log(msg::IMB1200E, "from " + who_ + ": the first frame is " + wire::name_of(wire::type_of(req)) +
+                              ", not connect; connection closed");
+    end();
+    return;
+  }
+  wire::connect_request hello = *hello_in;
+  wire::connect_response hello_resp;
+  auto refuse = [&](std::int32_t rc, const std::string& why) {
+    hello_resp.st.completion_code = mq::MQCC_FAILED;
+    hello_resp.st.reason = rc;
+    hello_resp.st.detail = why;
+    send(wire::frame_type::connect, hello_resp, true);
+  };
+  std::string wanted = hello.qmgr_name;
+  while (!wanted.empty() && wanted.back() == ' ') wanted.pop_back();
+  if (!wanted.empty() && wanted != m_.qm->name()) {
+    m_.log(msg::IMB1203E,
+           "from " + who_ + ": asked for queue manager " + clean(wanted) + ", this is " + m_.qm->name());
+    refuse(mq::MQRC_Q_MGR_NAME_ERROR, "this is queue manager " + m_.qm->name() + ", not " + clean(wanted));
+    return;
+  }
+  server::impl::busy_scope busy(m_);  // the credential file, the engine's connect
+
+  // Who is it?
+  principal p;
+  if (!tcp_) {
+    // Bindings: the OS user from SO_PEERCRED, nothing else. A user or password in the connect frame is
+    // ignored, never checked nor logged (a password has no business on this socket) [D].
+    hello.password.clear();
+    ucred cred{};
+    socklen_t len = sizeof cred;
+    if (::getsockopt(s_->native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+      m_.log(msg::IMB1203E, std::string("SO_PEERCRED failed: ") + std::strerror(errno));
+      refuse(mq::MQRC_NOT_AUTHORIZED, "the peer's credentials cannot be read");
       return;
     }
-    if (fd < 0) {
-      if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO) continue;
-      log(msg::IMB1207E, "accept on " +
-                             (a->tcp ? a->address + "(" + std::to_string(a->port) + ")" : a->address) +
-                             " failed: " + std::strerror(errno));
-      pollfd p{a->fd, 0, 0};
-      ::poll(&p, 1, 100);  // EMFILE and the like: give the other connections time to end
-      continue;
-    }
-    std::string peer;
-    if (a->tcp) {
-      int one = 1;
-      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-      detail::set_keepalive(fd, options.keepalive_idle_s, options.keepalive_interval_s,
-                            options.keepalive_count);
-      peer = peer_address(ss);
-    }
-    // The limits are checked here, before a thread exists: a flood of sockets costs a file descriptor
-    // each for a moment, never a thread [D].
-    auto c = std::make_shared<conn>();
-    c->s = std::make_unique<detail::stream>(fd);
-    std::vector<std::thread> finished;
-    std::string shed;          // why a connection was shed (for the burst's log line)
-    std::string thread_error;  // std::thread could not start (EAGAIN)
-    bool refused = false;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      reap_locked(finished);
-      if (active >= options.max_connections) {
-        refused = true;
-        shed = "connection limit " + std::to_string(options.max_connections) + " reached";
-      } else {
-        if (pending >= std::max<std::size_t>(options.max_login_pending, 1)) {
-          // The oldest connection still not logged in makes room: silent sockets cannot lock out a real
-          // user, who logs in within a moment of connecting [D].
-          for (auto& old : conns) {
-            if (!old->logged_in && !old->done && !old->evicted && old->s) {
-              old->evicted = true;  // counted out now: its thread is on its way out
-              old->s->shutdown();
-              --active;
-              --pending;
-              break;
-            }
+    p = detail::os_principal(cred.uid, cred.gid);
+    who_ = "user " + clean(p.user) + " (pid " + std::to_string(cred.pid) + ", bindings)";
+    // The daemon's own user and group mqm administer through this socket only, when the options say so.
+    if (!m_.options.os_administrators) p.administrator = false;
+  } else {
+    std::string cert_user;
+    bool cert_bad = false;
+    SSL* ssl = s_->is_tls() ? s_->tls()->native_handle() : nullptr;
+    if (ssl != nullptr && SSL_get_verify_result(ssl) == X509_V_OK) {
+      if (X509* cert = SSL_get_peer_certificate(ssl)) {
+        X509_NAME* subject = X509_get_subject_name(cert);
+        int at = X509_NAME_get_index_by_NID(subject, NID_commonName, -1);
+        if (at >= 0) {
+          const ASN1_STRING* cn = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, at));
+          const auto* data = ASN1_STRING_get0_data(cn);
+          auto length = static_cast<std::size_t>(std::max(ASN1_STRING_length(cn), 0));
+          // A CN with a NUL in it would read as a shorter name ("admin\0.evil.example" as "admin"):
+          // refused outright [D].
+          if (data != nullptr && std::memchr(data, 0, length) == nullptr) {
+            cert_user.assign(reinterpret_cast<const char*>(data), length);
+          } else {
+            cert_bad = true;
           }
-          shed = std::to_string(options.max_login_pending) +
-                 " connections waiting to log in: the oldest closed to make room";
         }
-        conns.push_back(c);
-        ++active;
-        ++pending;
-        try {
-          c->thread = std::thread([this, c, tcp = a->tcp, peer] { serve(c, tcp, peer); });
-        } catch (const std::system_error& e) {
-          conns.pop_back();
-          --active;
-          --pending;
-          thread_error = e.what();
-        }
+        X509_free(cert);
       }
-      if (shed.empty() && thread_error.empty()) shedding = false;  // the burst is over
     }
-    for (auto& t : finished) t.join();
-    if (refused) {
-      // Answer MQRC_MAX_CONNS_LIMIT_REACHED without reading the connect frame: sent without blocking, what
-      // the peer sent drained (so that TCP does not reset the answer away), then closed.
-      wire::connect_response no;
-      no.st.completion_code = mq::MQCC_FAILED;
-      no.st.reason = mq::MQRC_MAX_CONNS_LIMIT_REACHED;
-      no.st.detail =
-          "the queue manager serves its most connections (" + std::to_string(options.max_connections) + ")";
-      bytes out;
-      wire::encode_response(wire::frame_type::connect, no, out);
-      (void)::send(fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-      char drain[4096];
-      (void)::recv(fd, drain, sizeof drain, MSG_DONTWAIT);
-      ::shutdown(fd, SHUT_WR);
-      c.reset();  // closes
+    bool ok = false;
+    std::string user = hello.user;
+    if (!hello.password.empty()) {
+      ok = !user.empty() && credentials::check_password(m_.options.credential_file, user, hello.password);
+    } else if (!cert_bad && !cert_user.empty() && (user.empty() || user == cert_user)) {
+      user = cert_user;  // a verified client certificate authenticates its CN [D]
+      ok = true;
     }
-    if (!thread_error.empty()) {
-      c.reset();
-      log(msg::IMB1203E, "connection from " + (a->tcp ? peer : std::string("the bindings socket")) +
-                             " closed: no thread for it (" + thread_error + ")");
+    if (!ok) {
+      // The log line before the answer, so that whoever sees the refusal finds it logged.
+      m_.log(msg::IMB1201E, "user '" + clean(user) + "' from " + peer_ + ": " +
+                                (cert_bad                 ? "a client certificate whose CN holds a NUL"
+                                 : hello.password.empty() ? "no password and no verified client certificate"
+                                                          : "wrong password or unknown user") +
+                                " (MQRC_NOT_AUTHORIZED 2035)");
+      refuse(mq::MQRC_NOT_AUTHORIZED, "login refused");  // no detail for the peer: which part was wrong
+      return;
     }
-    if (!shed.empty()) note_shed(shed);
+    p = detail::named_principal(user);
+    who_ = "user " + clean(p.user) + " from " + peer_;
+    // Over TCP nobody administers implicitly: a password or certificate names a user, but whoever knows
+    // it is not the daemon's OS user; AUTHREC grants what a TCP user may do [D].
+    p.administrator = false;
   }
+  p.appl_name = hello.appl_name.substr(0, 28);
+  auto made = m_.qm->connect(p);
+  if (!made) {
+    hello_resp.st = status_of(made.error());
+    send(wire::frame_type::connect, hello_resp, true);
+    return;
+  }
+  mq_ = std::move(*made);
+  {
+    std::lock_guard<std::mutex> lock(m_.mu);
+    if (!evicted) {      // (evicted meanwhile: its socket is shut, the send fails)
+      logged_in = true;  // no longer counted in max_login_pending, nor evicted
+      --m_.pending;
+    }
+  }
+  error_code ignored;
+  login_timer_.cancel(ignored);  // logged in: a get may wait as long as it likes
+  hello_resp.qmgr_name = m_.qm->name();
+  hello_resp.user = p.user;
+  send(wire::frame_type::connect, hello_resp, false);
+}
+
+void server::impl::session::call(const wire::request& req) {
+  if (std::holds_alternative<wire::connect_request>(req)) {
+    m_.log(msg::IMB1200E, "from " + who_ + ": a second connect; connection closed, unit of work backed out");
+    end();
+    return;
+  }
+  wire::response resp;
+  bool disconnected = false;
+  {
+    server::impl::busy_scope busy(m_);
+    resp = dispatch(req, disconnected);
+  }
+  // (After an MQDISC whose answer is lost, disconnected_ is set: MQDISC ran, nothing to back out.)
+  disconnected_ = disconnected;
+  send(wire::type_of(req), resp, disconnected);
+}
+
+wire::response server::impl::session::dispatch(const wire::request& req, bool& disconnected) {
+  auto& mq = mq_;
+  return std::visit(
+      [&](const auto& r) -> wire::response {
+        using T = std::decay_t<decltype(r)>;
+        if constexpr (std::is_same_v<T, wire::open_request>) {
+          wire::open_response out;
+          answer(mq->open(r.od, r.options), out.st, out.result);
+          return out;
+        } else if constexpr (std::is_same_v<T, wire::close_request>) {
+          wire::plain_response out;
+          answer(mq->close(r.handle), out.st);
+          return out;
+        } else if constexpr (std::is_same_v<T, wire::put_request>) {
+          wire::put_response out;
+          answer(mq->put(r.handle, r.md, r.data, r.options), out.st, out.result);
+          return out;
+        } else if constexpr (std::is_same_v<T, wire::put1_request>) {
+          wire::put_response out;
+          answer(mq->put1(r.od, r.md, r.data, r.options), out.st, out.result);
+          return out;
+        } else if constexpr (std::is_same_v<T, wire::get_request_frame>) {
+          wire::get_response out;
+          // A get that waits: its socket is watched, so that a client that goes meanwhile ends the
+          // wait at once (wait_watcher.hpp).
+          std::optional<detail::wait_watcher::scope> watched;
+          if ((r.request.options & mq::MQGMO_WAIT) != 0 && r.request.wait_interval_ms != 0)
+            watched.emplace(m_.watcher.watch(s_->native_handle(), *mq));
+          answer(mq->get(r.handle, r.request), out.st, out.msg);
+          return out;
+        } else if constexpr (std::is_same_v<T, wire::wait_for_change_request>) {
+          // A client's consumer dispatcher (async_consume.hpp): the wait ends at a change of the
+          // queue manager, or at the wake frame the client may send meanwhile (read next).
+          wire::wait_for_change_response out;
+          auto* be = dynamic_cast<detail::consume_backend*>(mq.get());
+          if (be == nullptr) {
+            out.st = status_of(decode_error{mq::make_mqrc(mq::MQRC_ENVIRONMENT_ERROR), "MQCTL", 0,
+                                            "this connection cannot wait for changes"});
+            return out;
+          }
+          std::optional<detail::wait_watcher::scope> watched;
+          if (r.wait != 0) watched.emplace(m_.watcher.watch(s_->native_handle(), *mq, be));
+          out.mark =
+              static_cast<std::int32_t>(be->wait_for_change(static_cast<std::uint32_t>(r.mark), r.wait != 0));
+          out.st = wire::status{mq::MQCC_OK, mq::MQRC_NONE, ""};
+          return out;
+        } else if constexpr (std::is_same_v<T, wire::begin_request>) {
+          wire::plain_response out;
+          answer(mq->begin(), out.st);
+          return out;
+        } else if constexpr (std::is_same_v<T, wire::wake_request>) {
+          return wire::plain_response{wire::status{mq::MQCC_OK, mq::MQRC_NONE, ""}};  // its wait ended
+        } else if constexpr (std::is_same_v<T, wire::inquire_request>) {
+          wire::inquire_response out;
+          answer(mq->inquire(r.handle, r.selectors), out.st, out.result);
+          return out;
+        } else if constexpr (std::is_same_v<T, wire::set_request>) {
+          wire::plain_response out;
+          answer(mq->set(r.handle, r.selectors, r.int_attrs, r.char_attrs), out.st);
+          return out;
+        } else if constexpr (std::is_same_v<T, wire::inquire_objects_request>) {
+          wire::inquire_objects_response out;
+          answer(mq->inquire_objects(r.type, r.generic), out.st, out.objects);
+          return out;
+        } else if constexpr (std::is_same_v<T, wire::mqsc_request>) {
+          wire::mqsc_response out;
+          answer(mq->mqsc(r.script), out.st, out.reply);
+          return out;
+        } else if constexpr (std::is_same_v<T, wire::commit_request>) {
+          wire::plain_response out;
+          answer(mq->commit(), out.st);
+          return out;
+        } else if constexpr (std::is_same_v<T, wire::backout_request>) {
+          wire::plain_response out;
+          answer(mq->backout(), out.st);
+          return out;
+        } else if constexpr (std::is_same_v<T, wire::disconnect_request>) {
+          wire::plain_response out;
+          answer(mq->disconnect(), out.st);
+          disconnected = true;
+          return out;
+        } else {
+          return wire::plain_response{};  // connect: handled by login
+        }
+      },
+      req);
+}
+
+void server::impl::session::send(wire::frame_type t, const wire::response& r, bool then_end) {
+  out_.clear();
+  wire::encode_response(t, r, out_);
+  s_->async_write(asio::buffer(out_.data(), out_.size()),
+                  [self = shared_from_this(), then_end](const error_code& ec, std::size_t) {
+                    if (self->ended_) return;
+                    if (ec) {
+                      if (!self->mq_) {
+                        self->ended_before_login("before connect", self->io_error(ec, false));
+                      } else if (!self->disconnected_) {
+                        self->m_.log(msg::IMB1202W, "connection of " + self->who_ +
+                                                        " broke: " + self->io_error(ec, false) +
+                                                        "; its unit of work is backed out");
+                      }
+                      self->end();
+                      return;
+                    }
+                    if (then_end) {
+                      self->end();
+                    } else {
+                      self->read_frame();
+                    }
+                  });
+}
+
+void server::impl::session::end() {
+  if (ended_) return;
+  ended_ = true;
+  error_code ignored;
+  login_timer_.cancel(ignored);
+  if (mq_) {
+    server::impl::busy_scope busy(m_);
+    // A connection that ends without MQDISC backs its unit of work out (connection.hpp) [C] MQ's rule
+    // for a broken connection: explicitly, whatever the engine's destructor does.
+    if (!disconnected_) (void)mq_->backout();
+    mq_.reset();
+  }
+  close_socket();  // the peer sees the end now
+  m_.session_ended(*this);
+}
+
+void server::impl::session_ended(session& s) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (!s.evicted) {  // an evicted connection was counted out when it was evicted
+    if (!s.logged_in) --pending;
+    --active;
+  }
+  for (auto it = sessions.begin(); it != sessions.end(); ++it) {
+    if (it->get() == &s) {
+      sessions.erase(it);
+      break;
+    }
+  }
+  changed.notify_all();
+}
+
+// ---- accepting ----------------------------------------------------------------------------------
+
+void server::impl::accept_next(const std::shared_ptr<acceptor>& a) {
+  if (a->stopping) return;
+  if (a->tcp) {
+    a->tcp_acceptor->async_accept(
+        asio::make_strand(io),
+        asio::bind_executor(a->strand, [this, a](const boost::system::error_code& ec, asio::ip::tcp::socket sock) {
+          if (a->stopping) return;
+          int fd = ec ? -1 : sock.native_handle();
+          std::unique_ptr<transport::stream> s;
+          if (!ec) {
+            s = tls ? std::make_unique<transport::stream>(std::move(sock), *tls)
+                    : std::make_unique<transport::stream>(std::move(sock));
+          }
+          on_accept(a, ec, std::move(s), fd);
+        }));
+  } else {
+    a->local_acceptor->async_accept(
+        asio::make_strand(io),
+        asio::bind_executor(a->strand, [this, a](const boost::system::error_code& ec, local::socket sock) {
+          if (a->stopping) return;
+          int fd = ec ? -1 : sock.native_handle();
+          std::unique_ptr<transport::stream> s;
+          if (!ec) s = std::make_unique<transport::stream>(std::move(sock));
+          on_accept(a, ec, std::move(s), fd);
+        }));
+  }
+}
+
+void server::impl::on_accept(const std::shared_ptr<acceptor>& a, const boost::system::error_code& ec,
+                             std::unique_ptr<transport::stream> s, int fd) {
+  if (ec) {
+    if (ec == asio::error::operation_aborted) return;
+    if (ec == asio::error::connection_aborted || ec == asio::error::interrupted) {
+      accept_next(a);
+      return;
+    }
+    log(msg::IMB1207E, "accept on " + (a->tcp ? a->address + "(" + std::to_string(a->port) + ")" : a->address) +
+                           " failed: " + ec.message());
+    // EMFILE and the like: give the other connections time to end.
+    a->retry.expires_after(std::chrono::milliseconds(100));
+    a->retry.async_wait([this, a](const boost::system::error_code& e) {
+      if (!e) accept_next(a);
+    });
+    return;
+  }
+  std::string peer;
+  if (a->tcp) {
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    detail::set_keepalive(fd, options.keepalive_idle_s, options.keepalive_interval_s, options.keepalive_count);
+    sockaddr_storage ss{};
+    socklen_t len = sizeof ss;
+    ::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len);
+    peer = peer_address(ss);
+  }
+  // The limits are checked here, before anything of the peer is read [D].
+  std::shared_ptr<session> c;
+  std::string shed;  // why a connection was shed (for the burst's log line)
+  bool refused = false;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (active >= options.max_connections) {
+      refused = true;
+      shed = "connection limit " + std::to_string(options.max_connections) + " reached";
+    } else {
+      if (pending >= std::max<std::size_t>(options.max_login_pending, 1)) {
+        // The oldest connection still not logged in makes room: silent sockets cannot lock out a real
+        // user, who logs in within a moment of connecting [D].
+        for (auto& old : sessions) {
+          if (!old->logged_in && !old->evicted) {
+            old->evicted = true;  // counted out now: it is on its way out
+            old->shut();
+            --active;
+            --pending;
+            break;
+          }
+        }
+        shed = std::to_string(options.max_login_pending) +
+               " connections waiting to log in: the oldest closed to make room";
+      }
+      c = std::make_shared<session>(*this, std::move(s), a->tcp, peer);
+      sessions.push_back(c);
+      ++active;
+      ++pending;
+    }
+    if (shed.empty()) shedding = false;  // the burst is over
+  }
+  if (refused) {
+    // Answer MQRC_MAX_CONNS_LIMIT_REACHED without reading the connect frame: sent without blocking, what
+    // the peer sent drained (so that TCP does not reset the answer away), then closed.
+    wire::connect_response no;
+    no.st.completion_code = mq::MQCC_FAILED;
+    no.st.reason = mq::MQRC_MAX_CONNS_LIMIT_REACHED;
+    no.st.detail =
+        "the queue manager serves its most connections (" + std::to_string(options.max_connections) + ")";
+    bytes out;
+    wire::encode_response(wire::frame_type::connect, no, out);
+    (void)::send(fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    char drain[4096];
+    (void)::recv(fd, drain, sizeof drain, MSG_DONTWAIT);
+    ::shutdown(fd, SHUT_WR);
+    s.reset();  // closes
+  }
+  if (c) c->start();
+  if (!shed.empty()) note_shed(shed);
+  accept_next(a);
 }
 
 void server::impl::note_shed(const std::string& why) {
@@ -346,341 +957,19 @@ void server::impl::note_shed(const std::string& why) {
                                   : std::string(" (logged once per burst)")));
 }
 
-void server::impl::serve(std::shared_ptr<conn> c, bool tcp, std::string peer) {
-  detail::stream& s = *c->s;
-  std::unique_ptr<mqi::connection> mq;  // the engine's connection, once connect succeeded
-  std::string who = tcp ? peer : std::string("a bindings peer");
-  bool disconnected = false;
-
-  auto send = [&](wire::frame_type t, const wire::response& r) {
-    bytes out;
-    wire::encode_response(t, r, out);
-    return s.write_all(out.data(), out.size());
-  };
-
-  auto finish = [&] {
-    if (mq && !disconnected) {
-      // A connection that ends without MQDISC backs its unit of work out (connection.hpp) [C] MQ's rule
-      // for a broken connection: explicitly, whatever the engine's destructor does.
-      (void)mq->backout();
-    }
-    mq.reset();
-    std::lock_guard<std::mutex> lock(mu);
-    c->s.reset();  // closes the socket: the peer sees the end now, not when the thread is reaped
-    c->done = true;
-    if (!c->evicted) {  // an evicted connection was counted out when it was evicted
-      if (!c->logged_in) --pending;
-      --active;
-    }
-  };
-
-  do {
-    // One deadline for the whole login, TLS handshake and connect frame together, whatever the peer
-    // drips: every read and write waits in poll() with what is left of it [D].
-    s.set_nonblocking();
-    if (options.login_timeout_ms > 0)
-      s.set_deadline(detail::stream::clock::now() + std::chrono::milliseconds(options.login_timeout_ms));
-    auto ended_before_login = [&](const std::string& what) {
-      if (c->evicted) return;  // counted in the shedding's line (accept_loop)
-      if (s.timed_out()) {
-        log(msg::IMB1202W, "connection from " + who + " did not log in within " +
-                               std::to_string(options.login_timeout_ms) + " ms (login timeout); closed");
-      } else if (!s.error().empty()) {
-        log(msg::IMB1202W, "connection from " + who + " broke " + what + ": " + clean(s.error(), 256));
-      }
-    };
-
-    // TLS first, on TCP listeners that have it.
-    if (tcp && tls_ctx) {
-      SSL* ssl = SSL_new(tls_ctx.get());
-      if (ssl == nullptr) {
-        log(msg::IMB1203E, "TLS from " + peer + ": " + detail::openssl_errors());
-        break;
-      }
-      SSL_set_fd(ssl, s.fd());
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        s.set_ssl(ssl);  // owned by the stream from now on
-      }
-      if (!s.accept_tls()) {
-        if (c->evicted || s.timed_out()) {
-          ended_before_login("in its TLS handshake");
-        } else {
-          log(msg::IMB1203E, "TLS handshake with " + peer + " failed: " + clean(s.error(), 256));
-        }
-        break;
-      }
-    }
-    detail::stream& io = *c->s;
-
-    auto read = [&](bool first) {
-      return io.read_frame([first](bytes_view header) -> std::optional<decode_error> {
-        if (first && wire::is_ibm_mq_segment(header))
-          return decode_error{std::make_error_code(std::errc::protocol_not_supported), "frame.magic", 0,
-                              "IBM MQ client protocol is not supported; use libmqic_r from this project"};
-        auto d = wire::decode_request(header);
-        if (d && !*d) return d->error();
-        if (first && detail::frame_body_length(header.data()) > max_connect_body)
-          return decode_error{std::make_error_code(std::errc::bad_message), "frame.length", 4,
-                              "a first frame of " + std::to_string(detail::frame_body_length(header.data())) +
-                                  " bytes; before login at most " + std::to_string(max_connect_body)};
-        return std::nullopt;
-      });
-    };
-
-    // The first frame: connect.
-    auto f = read(true);
-    if (f.status == detail::stream::frame_status::closed) {
-      ended_before_login("before connect");
-      break;
-    }
-    auto d = f.status == detail::stream::frame_status::ok ? wire::decode_request(f.data) : std::nullopt;
-    if (f.status == detail::stream::frame_status::bad || !d || !*d) {
-      auto err = f.status == detail::stream::frame_status::bad ? f.error
-                 : (d && !*d)                                  ? d->error()
-                                                               : decode_error{};
-      if (err.code == std::errc::protocol_not_supported) {
-        log(msg::IMB1208E, "from " + who + ": " + err.detail + "; connection closed");
-        break;
-      }
-      log(msg::IMB1200E, "from " + who + ": " + clean(err.to_string(), 256) + "; connection closed");
-      break;
-    }
-    auto* hello = std::get_if<wire::connect_request>(&d->value().value);
-    if (hello == nullptr) {
-      log(msg::IMB1200E, "from " + who + ": the first frame is " +
-                             wire::name_of(wire::type_of(d->value().value)) +
-                             ", not connect; connection closed");
-      break;
-    }
-    wire::connect_response hello_resp;
-    auto refuse = [&](std::int32_t rc, const std::string& why) {
-      hello_resp.st.completion_code = mq::MQCC_FAILED;
-      hello_resp.st.reason = rc;
-      hello_resp.st.detail = why;
-      (void)send(wire::frame_type::connect, hello_resp);
-    };
-    std::string wanted = hello->qmgr_name;
-    while (!wanted.empty() && wanted.back() == ' ') wanted.pop_back();
-    if (!wanted.empty() && wanted != qm->name()) {
-      log(msg::IMB1203E,
-          "from " + who + ": asked for queue manager " + clean(wanted) + ", this is " + qm->name());
-      refuse(mq::MQRC_Q_MGR_NAME_ERROR, "this is queue manager " + qm->name() + ", not " + clean(wanted));
-      break;
-    }
-
-    // Who is it?
-    principal p;
-    if (!tcp) {
-      // Bindings: the OS user from SO_PEERCRED, nothing else. A user or password in the connect frame is
-      // ignored, never checked nor logged (a password has no business on this socket) [D].
-      hello->password.clear();
-      ucred cred{};
-      socklen_t len = sizeof cred;
-      if (::getsockopt(io.fd(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
-        log(msg::IMB1203E, std::string("SO_PEERCRED failed: ") + std::strerror(errno));
-        refuse(mq::MQRC_NOT_AUTHORIZED, "the peer's credentials cannot be read");
-        break;
-      }
-      p = detail::os_principal(cred.uid, cred.gid);
-      who = "user " + clean(p.user) + " (pid " + std::to_string(cred.pid) + ", bindings)";
-      // The daemon's own user and group mqm administer through this socket only, when the options say so.
-      if (!options.os_administrators) p.administrator = false;
-    } else {
-      std::string cert_user;
-      bool cert_bad = false;
-      if (io.ssl() != nullptr && SSL_get_verify_result(io.ssl()) == X509_V_OK) {
-        if (X509* cert = SSL_get_peer_certificate(io.ssl())) {
-          X509_NAME* subject = X509_get_subject_name(cert);
-          int at = X509_NAME_get_index_by_NID(subject, NID_commonName, -1);
-          if (at >= 0) {
-            const ASN1_STRING* cn = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, at));
-            const auto* data = ASN1_STRING_get0_data(cn);
-            auto length = static_cast<std::size_t>(std::max(ASN1_STRING_length(cn), 0));
-            // A CN with a NUL in it would read as a shorter name ("admin\0.evil.example" as "admin"):
-            // refused outright [D].
-            if (data != nullptr && std::memchr(data, 0, length) == nullptr) {
-              cert_user.assign(reinterpret_cast<const char*>(data), length);
-            } else {
-              cert_bad = true;
-            }
-          }
-          X509_free(cert);
-        }
-      }
-      bool ok = false;
-      std::string user = hello->user;
-      if (!hello->password.empty()) {
-        ok = !user.empty() && credentials::check_password(options.credential_file, user, hello->password);
-      } else if (!cert_bad && !cert_user.empty() && (user.empty() || user == cert_user)) {
-        user = cert_user;  // a verified client certificate authenticates its CN [D]
-        ok = true;
-      }
-      if (!ok) {
-        // The log line before the answer, so that whoever sees the refusal finds it logged.
-        log(msg::IMB1201E, "user '" + clean(user) + "' from " + peer + ": " +
-                               (cert_bad                  ? "a client certificate whose CN holds a NUL"
-                                : hello->password.empty() ? "no password and no verified client certificate"
-                                                          : "wrong password or unknown user") +
-                               " (MQRC_NOT_AUTHORIZED 2035)");
-        refuse(mq::MQRC_NOT_AUTHORIZED, "login refused");  // no detail for the peer: which part was wrong
-        break;
-      }
-      p = detail::named_principal(user);
-      who = "user " + clean(p.user) + " from " + peer;
-      // Over TCP nobody administers implicitly: a password or certificate names a user, but whoever knows
-      // it is not the daemon's OS user; AUTHREC grants what a TCP user may do [D].
-      p.administrator = false;
-    }
-    p.appl_name = hello->appl_name.substr(0, 28);
-    auto made = qm->connect(p);
-    if (!made) {
-      hello_resp.st = status_of(made.error());
-      (void)send(wire::frame_type::connect, hello_resp);
-      break;
-    }
-    mq = std::move(*made);
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (!c->evicted) {      // (evicted meanwhile: its socket is shut, the first send fails)
-        c->logged_in = true;  // no longer counted in max_login_pending, nor evicted
-        --pending;
-      }
-    }
-    io.set_deadline(std::nullopt);  // logged in: a get may wait as long as it likes
-    hello_resp.qmgr_name = qm->name();
-    hello_resp.user = p.user;
-    if (!send(wire::frame_type::connect, hello_resp)) {
-      log(msg::IMB1202W, "connection of " + who + " broke: " + io.error());
-      break;
-    }
-
-    // The calls.
-    for (;;) {
-      auto fr = read(false);
-      if (fr.status == detail::stream::frame_status::closed) {
-        log(msg::IMB1202W, "connection of " + who + " ended without MQDISC" +
-                               (io.error().empty() ? std::string() : ": " + io.error()) +
-                               "; its unit of work is backed out");
-        break;
-      }
-      auto dr = fr.status == detail::stream::frame_status::ok ? wire::decode_request(fr.data) : std::nullopt;
-      if (fr.status == detail::stream::frame_status::bad || !dr || !*dr) {
-        auto err = fr.status == detail::stream::frame_status::bad ? fr.error
-                   : (dr && !*dr)                                 ? dr->error()
-                                                                  : decode_error{};
-        log(msg::IMB1200E,
-            "from " + who + ": " + err.to_string() + "; connection closed, unit of work backed out");
-        break;
-      }
-      const auto& req = dr->value().value;
-      auto type = wire::type_of(req);
-      if (std::holds_alternative<wire::connect_request>(req)) {
-        log(msg::IMB1200E, "from " + who + ": a second connect; connection closed, unit of work backed out");
-        break;
-      }
-      wire::response resp = std::visit(
-          [&](const auto& r) -> wire::response {
-            using T = std::decay_t<decltype(r)>;
-            if constexpr (std::is_same_v<T, wire::open_request>) {
-              wire::open_response out;
-              answer(mq->open(r.od, r.options), out.st, out.result);
-              return out;
-            } else if constexpr (std::is_same_v<T, wire::close_request>) {
-              wire::plain_response out;
-              answer(mq->close(r.handle), out.st);
-              return out;
-            } else if constexpr (std::is_same_v<T, wire::put_request>) {
-              wire::put_response out;
-              answer(mq->put(r.handle, r.md, r.data, r.options), out.st, out.result);
-              return out;
-            } else if constexpr (std::is_same_v<T, wire::put1_request>) {
-              wire::put_response out;
-              answer(mq->put1(r.od, r.md, r.data, r.options), out.st, out.result);
-              return out;
-            } else if constexpr (std::is_same_v<T, wire::get_request_frame>) {
-              wire::get_response out;
-              // A get that waits: its socket is watched, so that a client that goes meanwhile ends the
-              // wait at once (wait_watcher.hpp).
-              std::optional<detail::wait_watcher::scope> watched;
-              if ((r.request.options & mq::MQGMO_WAIT) != 0 && r.request.wait_interval_ms != 0)
-                watched.emplace(watcher.watch(c->s->fd(), *mq));
-              answer(mq->get(r.handle, r.request), out.st, out.msg);
-              return out;
-            } else if constexpr (std::is_same_v<T, wire::wait_for_change_request>) {
-              // A client's consumer dispatcher (async_consume.hpp): the wait ends at a change of the
-              // queue manager, or at the wake frame the client may send meanwhile (read next).
-              wire::wait_for_change_response out;
-              auto* be = dynamic_cast<detail::consume_backend*>(mq.get());
-              if (be == nullptr) {
-                out.st = status_of(decode_error{mq::make_mqrc(mq::MQRC_ENVIRONMENT_ERROR), "MQCTL", 0,
-                                                "this connection cannot wait for changes"});
-                return out;
-              }
-              std::optional<detail::wait_watcher::scope> watched;
-              if (r.wait != 0) watched.emplace(watcher.watch(c->s->fd(), *mq, be));
-              out.mark = static_cast<std::int32_t>(
-                  be->wait_for_change(static_cast<std::uint32_t>(r.mark), r.wait != 0));
-              out.st = wire::status{mq::MQCC_OK, mq::MQRC_NONE, ""};
-              return out;
-            } else if constexpr (std::is_same_v<T, wire::begin_request>) {
-              wire::plain_response out;
-              answer(mq->begin(), out.st);
-              return out;
-            } else if constexpr (std::is_same_v<T, wire::wake_request>) {
-              return wire::plain_response{wire::status{mq::MQCC_OK, mq::MQRC_NONE, ""}};  // its wait ended
-            } else if constexpr (std::is_same_v<T, wire::inquire_request>) {
-              wire::inquire_response out;
-              answer(mq->inquire(r.handle, r.selectors), out.st, out.result);
-              return out;
-            } else if constexpr (std::is_same_v<T, wire::set_request>) {
-              wire::plain_response out;
-              answer(mq->set(r.handle, r.selectors, r.int_attrs, r.char_attrs), out.st);
-              return out;
-            } else if constexpr (std::is_same_v<T, wire::inquire_objects_request>) {
-              wire::inquire_objects_response out;
-              answer(mq->inquire_objects(r.type, r.generic), out.st, out.objects);
-              return out;
-            } else if constexpr (std::is_same_v<T, wire::mqsc_request>) {
-              wire::mqsc_response out;
-              answer(mq->mqsc(r.script), out.st, out.reply);
-              return out;
-            } else if constexpr (std::is_same_v<T, wire::commit_request>) {
-              wire::plain_response out;
-              answer(mq->commit(), out.st);
-              return out;
-            } else if constexpr (std::is_same_v<T, wire::backout_request>) {
-              wire::plain_response out;
-              answer(mq->backout(), out.st);
-              return out;
-            } else if constexpr (std::is_same_v<T, wire::disconnect_request>) {
-              wire::plain_response out;
-              answer(mq->disconnect(), out.st);
-              disconnected = true;
-              return out;
-            } else {
-              return wire::plain_response{};  // connect: handled above
-            }
-          },
-          req);
-      if (!send(type, resp)) {
-        // (After an MQDISC whose answer was lost, `disconnected` is set: MQDISC ran, nothing to back out.)
-        log(msg::IMB1202W,
-            "connection of " + who + " broke: " + io.error() + "; its unit of work is backed out");
-        break;
-      }
-      if (disconnected) break;
-    }
-  } while (false);
-  finish();
-}
-
-void server::impl::stop_acceptor(acceptor& a) {
-  a.stopping = true;
-  ::shutdown(a.fd, SHUT_RDWR);  // wakes accept() (Linux: EINVAL)
-  if (a.thread.joinable()) a.thread.join();
-  ::close(a.fd);
-  a.fd = -1;
+void server::impl::stop_acceptor(const std::shared_ptr<acceptor>& a) {
+  // On its strand, which a runner serves: a caller inside a call (STOP LISTENER) left one free.
+  std::promise<void> closed;
+  auto closed_now = closed.get_future();
+  asio::post(a->strand, [a, &closed] {
+    a->stopping = true;
+    boost::system::error_code ignored;
+    if (a->tcp_acceptor) a->tcp_acceptor->close(ignored);
+    if (a->local_acceptor) a->local_acceptor->close(ignored);
+    a->retry.cancel(ignored);
+    closed.set_value();
+  });
+  closed_now.wait();
 }
 
 result<std::uint16_t> server::impl::listen_tcp(const std::string& name, const std::string& address,
@@ -702,6 +991,7 @@ result<std::uint16_t> server::impl::listen_tcp(const std::string& name, const st
   for (auto* x = list; x != nullptr; x = x->ai_next) {
     if (address.empty() && x->ai_family == AF_INET6) ai = x;
   }
+  const bool v6 = ai->ai_family == AF_INET6;
   int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
   if (fd < 0) {
     ::freeaddrinfo(list);
@@ -709,7 +999,7 @@ result<std::uint16_t> server::impl::listen_tcp(const std::string& name, const st
   }
   int one = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (ai->ai_family == AF_INET6 && address.empty()) {
+  if (v6 && address.empty()) {
     int zero = 0;
     ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
   }
@@ -726,20 +1016,25 @@ result<std::uint16_t> server::impl::listen_tcp(const std::string& name, const st
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
   std::uint16_t bound = ss.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port)
                                                  : ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
-  auto a = std::make_unique<acceptor>();
+  auto a = std::make_shared<acceptor>(io);
   a->name = name;
   a->address = address;
   a->port = bound;
-  a->fd = fd;
   a->tcp = true;
-  auto* raw = a.get();
+  boost::system::error_code ec;
+  a->tcp_acceptor.emplace(a->strand);
+  a->tcp_acceptor->assign(v6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4(), fd, ec);
+  if (ec) {
+    ::close(fd);
+    return fail("cannot listen: " + ec.message());
+  }
   std::lock_guard<std::mutex> lock(mu);
   if (stopped || listeners.count(name) != 0) {
-    ::close(fd);
+    a->tcp_acceptor->close(ec);
     return fail(stopped ? "the server is stopping" : "listener " + name + " is already running");
   }
-  a->thread = std::thread([this, raw] { accept_loop(raw); });
-  listeners[name] = std::move(a);
+  listeners[name] = a;
+  asio::post(a->strand, [this, a] { accept_next(a); });
   return bound;
 }
 
@@ -751,7 +1046,7 @@ std::optional<std::vector<std::string>> server::impl::runtime_command(const std:
     return std::vector<std::string>{line(msg::IMB1206E, verb + " LISTENER(" + name + "): " + why)};
   };
   if (verb == "STOP") {
-    std::unique_ptr<acceptor> a;
+    std::shared_ptr<acceptor> a;
     {
       std::lock_guard<std::mutex> lock(mu);
       auto it = listeners.find(name);
@@ -759,7 +1054,7 @@ std::optional<std::vector<std::string>> server::impl::runtime_command(const std:
       a = std::move(it->second);
       listeners.erase(it);
     }
-    stop_acceptor(*a);
+    stop_acceptor(a);
     return std::vector<std::string>{line(msg::IMB1205I, "Request to stop listener " + name + " accepted.")};
   }
   // The object as the catalog holds it: read from the store, not through a connection, since this runs
@@ -789,7 +1084,9 @@ result<std::unique_ptr<server>> server::start(queue_manager& qm, server_options 
   if (m.options.tls.enabled) {
     auto ctx = detail::make_tls_context(m.options.tls, true);
     if (!ctx) return ctx.error();
-    m.tls_ctx = *ctx;
+    // Asio's context takes a reference of its own to the OpenSSL one.
+    SSL_CTX_up_ref(ctx->get());
+    m.tls = std::make_unique<asio::ssl::context>(ctx->get());
   }
   const auto& path = m.options.bindings_socket;
   sockaddr_un addr{};
@@ -814,13 +1111,28 @@ result<std::unique_ptr<server>> server::start(queue_manager& qm, server_options 
     ::close(fd);
     return io::error_from_errno(path, "cannot listen on the bindings socket", err);
   }
-  auto a = std::make_unique<impl::acceptor>();
+  auto a = std::make_shared<impl::acceptor>(m.io);
   a->name = "bindings";
   a->address = path.string();
-  a->fd = fd;
-  auto* raw = a.get();
-  m.bindings = std::move(a);
-  m.bindings->thread = std::thread([&m, raw] { m.accept_loop(raw); });
+  boost::system::error_code ec;
+  a->local_acceptor.emplace(a->strand);
+  a->local_acceptor->assign(local(), fd, ec);
+  if (ec) {
+    ::close(fd);
+    return io::error_from_errno(path, "cannot listen on the bindings socket", ec.value());
+  }
+  m.bindings = a;
+  m.work.emplace(m.io.get_executor());
+  {
+    std::lock_guard<std::mutex> lock(m.mu);
+    std::string error;
+    for (std::size_t i = 0; i < min_runners; ++i) {
+      if (!m.start_runner_locked(error)) {
+        return io::error_of(std::errc::resource_unavailable_try_again, "server", "no thread: " + error);
+      }
+    }
+  }
+  asio::post(a->strand, [&m, a] { m.accept_next(a); });
   auto* mp = &m;
   qm.set_runtime_command_handler(
       [mp](const std::string& verb, const std::string& type, const std::string& name) {
@@ -835,7 +1147,7 @@ result<std::uint16_t> server::start_listener(const std::string& name, const std:
 }
 
 result<done> server::stop_listener(const std::string& name) {
-  std::unique_ptr<impl::acceptor> a;
+  std::shared_ptr<impl::acceptor> a;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     auto it = impl_->listeners.find(name);
@@ -845,7 +1157,7 @@ result<done> server::stop_listener(const std::string& name) {
     a = std::move(it->second);
     impl_->listeners.erase(it);
   }
-  impl_->stop_acceptor(*a);
+  impl_->stop_acceptor(a);
   return std::monostate{};
 }
 
@@ -858,8 +1170,8 @@ std::vector<server::listener_info> server::listeners() const {
 
 void server::stop() {
   auto& m = *impl_;
-  std::unique_ptr<impl::acceptor> bindings;
-  std::map<std::string, std::unique_ptr<impl::acceptor>> listeners;
+  std::shared_ptr<impl::acceptor> bindings;
+  std::map<std::string, std::shared_ptr<impl::acceptor>> listeners;
   {
     std::lock_guard<std::mutex> lock(m.mu);
     if (m.stopped) return;
@@ -869,24 +1181,26 @@ void server::stop() {
   }
   if (m.qm != nullptr) m.qm->set_runtime_command_handler(nullptr);
   if (bindings) {
-    m.stop_acceptor(*bindings);
+    m.stop_acceptor(bindings);
     ::unlink(m.options.bindings_socket.c_str());
   }
-  for (auto& [name, a] : listeners) m.stop_acceptor(*a);
-  // Break every connection: a thread blocked reading its socket wakes and backs its unit of work out;
-  // one waiting inside a get is stopped (connection::stop) and does the same.
+  for (auto& [name, a] : listeners) m.stop_acceptor(a);
+  // Break every connection: a read or write waiting on its socket fails and the session backs its unit of
+  // work out; one waiting inside a get is stopped (connection::stop) and does the same.
   m.watcher.stop_all();
-  std::list<std::shared_ptr<impl::conn>> conns;
+  std::map<std::thread::id, std::thread> runners;
+  std::vector<std::thread> retired;
   {
-    std::lock_guard<std::mutex> lock(m.mu);
-    for (auto& c : m.conns) {
-      if (c->s) c->s->shutdown();
-    }
-    conns = std::move(m.conns);
+    std::unique_lock<std::mutex> lock(m.mu);
+    for (auto& c : m.sessions) c->shut();
+    m.changed.wait(lock, [&] { return m.sessions.empty(); });
+    m.work.reset();
+    m.io.stop();
+    runners = std::move(m.runners);
+    retired = std::move(m.retired);
   }
-  for (auto& c : conns) {
-    if (c->thread.joinable()) c->thread.join();
-  }
+  for (auto& [id, t] : runners) t.join();
+  for (auto& t : retired) t.join();
 }
 
 }  // namespace imsb::qmgr

@@ -43,7 +43,7 @@ connection::connection(std::unique_ptr<stream> s, const connection_limits& limit
       on_gone_(std::move(on_gone)),
       reader_(limits.max_payload),
       last_heard_(clock::now()),
-      deadline_(stream_->socket().get_executor()) {}
+      deadline_(stream_->get_executor()) {}
 
 void connection::start() {
   if (stream_->is_tls()) {
@@ -187,7 +187,7 @@ void connection::slow_consumer(std::size_t frame_size) {
           " more would pass the limit of " + std::to_string(limits_.slow_consumer) +
           "; closed as a slow consumer");
   // Not from here: the caller may be walking the group that this failure changes.
-  boost::asio::post(stream_->socket().get_executor(),
+  boost::asio::post(stream_->get_executor(),
                     [self = shared_from_this()] { self->end(end_reason::slow_consumer); });
 }
 

@@ -14,6 +14,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 
 namespace imsb::transport {
@@ -237,11 +238,27 @@ stream::stream(tcp_socket socket, asio::ssl::context& tls_context) : peer_(peer_
   tls_ = std::make_unique<tls_socket>(std::move(socket), tls_context);
 }
 
+stream::stream(local_socket socket) : peer_("(local socket)") {
+  local_ = std::make_unique<local_socket>(std::move(socket));
+}
+
 stream::~stream() { close(); }
 
 stream::tcp_socket& stream::socket() noexcept { return tls_ ? tls_->next_layer() : *plain_; }
 
-bool stream::is_open() const noexcept { return tls_ ? tls_->next_layer().is_open() : plain_->is_open(); }
+asio::any_io_executor stream::get_executor() noexcept {
+  return local_ ? local_->get_executor() : socket().get_executor();
+}
+
+int stream::native_handle() noexcept {
+  if (local_) return local_->is_open() ? local_->native_handle() : -1;
+  return socket().is_open() ? socket().native_handle() : -1;
+}
+
+bool stream::is_open() const noexcept {
+  if (local_) return local_->is_open();
+  return tls_ ? tls_->next_layer().is_open() : plain_->is_open();
+}
 
 void stream::set_verify_host(const std::string& host) {
   if (!tls_) return;
@@ -258,7 +275,7 @@ void stream::set_verify_host(const std::string& host) {
 
 void stream::async_handshake(role r, done_handler handler) {
   if (!tls_) {
-    asio::post(plain_->get_executor(), [h = std::move(handler)] { h(boost::system::error_code()); });
+    asio::post(get_executor(), [h = std::move(handler)] { h(boost::system::error_code()); });
     return;
   }
   tls_->async_handshake(r == role::client ? asio::ssl::stream_base::client : asio::ssl::stream_base::server,
@@ -268,14 +285,28 @@ void stream::async_handshake(role r, done_handler handler) {
 void stream::async_read_some(asio::mutable_buffer buffer, io_handler handler) {
   if (tls_) {
     tls_->async_read_some(buffer, std::move(handler));
+  } else if (local_) {
+    local_->async_read_some(buffer, std::move(handler));
   } else {
     plain_->async_read_some(buffer, std::move(handler));
+  }
+}
+
+void stream::async_read(asio::mutable_buffer buffer, io_handler handler) {
+  if (tls_) {
+    asio::async_read(*tls_, buffer, std::move(handler));
+  } else if (local_) {
+    asio::async_read(*local_, buffer, std::move(handler));
+  } else {
+    asio::async_read(*plain_, buffer, std::move(handler));
   }
 }
 
 void stream::async_write(asio::const_buffer buffer, io_handler handler) {
   if (tls_) {
     asio::async_write(*tls_, buffer, std::move(handler));
+  } else if (local_) {
+    asio::async_write(*local_, buffer, std::move(handler));
   } else {
     asio::async_write(*plain_, buffer, std::move(handler));
   }
@@ -283,11 +314,22 @@ void stream::async_write(asio::const_buffer buffer, io_handler handler) {
 
 void stream::shutdown_send() noexcept {
   boost::system::error_code ec;
-  socket().shutdown(tcp_socket::shutdown_send, ec);
+  if (local_) {
+    local_->shutdown(local_socket::shutdown_send, ec);
+  } else {
+    socket().shutdown(tcp_socket::shutdown_send, ec);
+  }
 }
 
 void stream::close() noexcept {
   boost::system::error_code ec;
+  if (local_) {
+    if (local_->is_open()) {
+      local_->cancel(ec);
+      local_->close(ec);
+    }
+    return;
+  }
   auto& s = socket();
   if (s.is_open()) {
     s.cancel(ec);

@@ -16,7 +16,9 @@
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/system/error_code.hpp>
@@ -68,23 +70,30 @@ std::shared_ptr<boost::asio::ssl::context> make_client_tls_context(const tls_fil
 using io_handler = std::function<void(const boost::system::error_code&, std::size_t)>;
 using done_handler = std::function<void(const boost::system::error_code&)>;
 
-// A connection's byte stream: plain TCP, or TLS over TCP. Not thread-safe: use it from the thread that
-// runs its io_context (one outstanding read and one outstanding write at a time, as Asio requires).
+// A connection's byte stream: plain TCP, TLS over TCP, or a Unix socket (the queue manager's bindings
+// socket). Not thread-safe: use it from the thread (or strand) that runs its handlers (one outstanding
+// read and one outstanding write at a time, as Asio requires).
 class stream {
  public:
   using tcp_socket = boost::asio::ip::tcp::socket;
   using tls_socket = boost::asio::ssl::stream<tcp_socket>;
+  using local_socket = boost::asio::local::stream_protocol::socket;
   enum class role { client, server };
 
   explicit stream(tcp_socket socket);                                 // plain TCP
   stream(tcp_socket socket, boost::asio::ssl::context& tls_context);  // TLS; the context must outlive us
+  explicit stream(local_socket socket);                               // a Unix socket
   ~stream();
   stream(const stream&) = delete;
   stream& operator=(const stream&) = delete;
 
   bool is_tls() const noexcept { return tls_ != nullptr; }
-  tcp_socket& socket() noexcept;                     // the TCP layer (endpoints, options, close)
-  tls_socket* tls() noexcept { return tls_.get(); }  // nullptr for plain TCP
+  bool is_local() const noexcept { return local_ != nullptr; }
+  tcp_socket& socket() noexcept;                     // the TCP layer (endpoints, options); TCP streams only
+  tls_socket* tls() noexcept { return tls_.get(); }  // nullptr for plain TCP and Unix sockets
+  boost::asio::any_io_executor get_executor() noexcept;
+  // The socket's descriptor (socket options, SO_PEERCRED); -1 once closed.
+  int native_handle() noexcept;
   // Client side: check that the hub's certificate names `host` (DNS name or IP address) and send it
   // as SNI. Call before async_handshake. No effect on plain TCP.
   void set_verify_host(const std::string& host);
@@ -93,6 +102,8 @@ class stream {
   void async_handshake(role r, done_handler handler);
   // Reads what is there (at least one byte), as Asio's async_read_some.
   void async_read_some(boost::asio::mutable_buffer buffer, io_handler handler);
+  // Reads until the buffer is full (or an error: the handler then has the bytes read so far).
+  void async_read(boost::asio::mutable_buffer buffer, io_handler handler);
   // Writes the whole buffer; the bytes must stay alive until the handler runs.
   void async_write(boost::asio::const_buffer buffer, io_handler handler);
 
@@ -113,6 +124,7 @@ class stream {
  private:
   std::unique_ptr<tcp_socket> plain_;
   std::unique_ptr<tls_socket> tls_;
+  std::unique_ptr<local_socket> local_;
   std::string peer_;
 };
 
