@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "blocking.hpp"
 #include "async_consume.hpp"
 #include "engine.hpp"
 #include "imsb/core/messages.hpp"
@@ -215,6 +216,7 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
   std::uint32_t wait_for_change(std::uint32_t mark, bool wait) override {
     std::unique_lock<std::mutex> lk(e_->mu);
     if (wait) {
+      detail::blocking_region waiting;  // blocking.hpp
       e_->cv.wait(lk, [&] {
         return e_->change_mark != mark || c_->woken || c_->stopped || c_->broken || c_->disconnected;
       });
@@ -740,6 +742,7 @@ mqi::result<mqi::message> local_connection::get_impl(mqi::hobj handle, const mqi
       return mqi_error("MQGET", mq::MQRC_NO_MSG_AVAILABLE, "no message on " + h.local_queue);
     }
     waited = true;
+    detail::blocking_region waiting;  // blocking.hpp
     if (unlimited)
       e.cv.wait(lk);
     else

@@ -22,6 +22,7 @@
 
 #include "imsb/mq/codes.hpp"
 #include "imsb/mq/constants.hpp"
+#include "blocking.hpp"
 #include "store_io.hpp"
 
 namespace imsb::qmgr {
@@ -912,9 +913,13 @@ std::uint64_t recovery_log::append(const std::vector<log_op>& batch) {
 
 result<done> recovery_log::wait_durable(std::uint64_t seq) {
   std::unique_lock<std::mutex> lock(impl_->mu);
-  impl_->done_cv.wait(lock, [&] {
+  const auto durable = [&] {
     return impl_->completed_seq >= seq || impl_->fatal.has_value() || seq > impl_->closed_seq;
-  });
+  };
+  if (!durable()) {
+    detail::blocking_region waiting;  // a log force (blocking.hpp)
+    impl_->done_cv.wait(lock, durable);
+  }
   if (seq > impl_->closed_seq && impl_->completed_seq < seq)
     return mq_error(mq::MQRC_RESOURCE_PROBLEM, impl_->log_dir.string(),
                     "the recovery log is closed: the batch is not in the log");
@@ -983,7 +988,11 @@ result<done> recovery_log::write_checkpoint(std::uint64_t checkpoint,
   // Extent N must be durable before any queue file claims to hold what it says.
   if (seq > 0) {
     std::unique_lock<std::mutex> lock(d.mu);
-    d.done_cv.wait(lock, [&] { return d.completed_seq >= seq || d.fatal.has_value(); });
+    const auto durable = [&] { return d.completed_seq >= seq || d.fatal.has_value(); };
+    if (!durable()) {
+      detail::blocking_region waiting;
+      d.done_cv.wait(lock, durable);
+    }
     if (d.fatal) {
       d.checkpoint_running = false;
       return *d.fatal;

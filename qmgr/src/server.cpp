@@ -10,6 +10,7 @@
 #include <netinet/tcp.h>
 #include <openssl/x509.h>
 #include <pwd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -26,6 +27,7 @@
 #include <optional>
 #include <system_error>
 #include <thread>
+#include <functional>
 #include <future>
 #include <condition_variable>
 
@@ -48,6 +50,7 @@
 #include "imsb/qmgr/credentials.hpp"
 #include "imsb/transport/tcp_common.hpp"
 #include "store_io.hpp"
+#include "blocking.hpp"
 #include "wait_watcher.hpp"
 
 namespace imsb::qmgr {
@@ -192,26 +195,210 @@ std::string peer_address(const sockaddr_storage& ss) {
 
 // ---- the runners --------------------------------------------------------------------------------
 //
-// The server's threads run one io_context: accepts, TLS handshakes, frame reads and writes are Asio
-// operations, so an idle connection holds a socket and a few hundred bytes, not a thread. An MQI call
-// runs where its request was read, on the runner that read it (no hand-over between threads, so a call
-// costs the same wake-ups as with a thread per connection), and any call may block: a get's wait, a
-// commit's fsync. Before a call starts, the pool makes sure that one runner stays free for the sockets,
-// starting one more when every runner is inside a call; runners idle for `runner_idle` go, down to
-// `min_runners` [D] (docs/design/queue-manager.md "Server threads"). So threads follow the calls in
-// progress, not the connections.
+// The server's threads ("runners") run io_contexts: accepts, TLS handshakes, frame reads and writes are
+// Asio operations, so an idle connection holds a socket and a few hundred bytes, not a thread. A call runs
+// on the runner whose read completed, with no hand-over to another thread. One runner alone serves each
+// io_context: with two in one, Asio wakes the second for every handler the first runs, two wake-ups per
+// request where a thread per connection had one (bench/RESULTS.md "The network layer"). There is one
+// io_context per core (at most 4), and connections are dealt to them in turn, so that busy connections
+// use every core.
+//
+// A call that waits — a get's wait, a log force, MQSC's files, a login's password check — says so first
+// (blocking.hpp): if its io_context has no other free runner, one that stands by is woken (or started) and
+// takes over the sockets. A runner that finds another free one after its call stands by; one that stood by
+// for `runner_idle` ends, down to `min_runners` threads per io_context [D] (docs/design/queue-manager.md
+// "Server threads"). So threads follow the calls that wait, not the connections.
 
 namespace {
-constexpr std::size_t min_runners = 2;
+
+constexpr std::size_t min_runners = 1;  // per io_context: the one serving
 constexpr auto runner_idle = std::chrono::seconds(5);
 constexpr std::size_t frame_step = std::size_t{1} << 20;  // a body is read in steps of at most 1 MiB
+// A plain socket's reads, enough for most requests; a larger frame's rest is read into its own buffer.
+constexpr std::size_t read_buffer = 4096 + 12;
+// After a frame or answer larger than this, its buffer goes: one large message must not pin its
+// storage for the connection's life [D].
+constexpr std::size_t keep_buffer = 64 * 1024;
+
+std::size_t io_context_count() {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return std::clamp<std::size_t>(cores, 1, 4);
+}
+
+class runner_pool {
+ public:
+  explicit runner_pool(std::function<void(const std::string&)> log_no_thread)
+      : work_(io_.get_executor()), log_no_thread_(std::move(log_no_thread)) {
+    hooks_.enter = &runner_pool::enter_wait;
+    hooks_.leave = &runner_pool::leave_wait;
+    hooks_.context = this;
+  }
+  runner_pool(const runner_pool&) = delete;
+  runner_pool& operator=(const runner_pool&) = delete;
+  ~runner_pool() { stop(); }
+
+  asio::io_context& io() noexcept { return io_; }
+
+  // The first runner, serving.
+  bool start(std::string& error) {
+    std::lock_guard<std::mutex> lock(mu_);
+    serving_ = 1;
+    if (start_runner_locked(error)) return true;
+    serving_ = 0;
+    return false;
+  }
+
+  // Ends the runners (what they run has ended) and joins them.
+  void stop() {
+    std::map<std::thread::id, std::thread> runners;
+    std::vector<std::thread> retired;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stopping_ && runners_.empty() && retired_.empty()) return;
+      stopping_ = true;
+      work_.reset();
+      io_.stop();
+      cv_.notify_all();
+      runners = std::move(runners_);
+      retired = std::move(retired_);
+    }
+    for (auto& [id, t] : runners) t.join();
+    for (auto& t : retired) t.join();
+  }
+
+  // A new runner serves at once (the caller counted it in serving_).
+  bool start_runner_locked(std::string& error) {
+    try {
+      std::thread t([this] { run(); });
+      auto id = t.get_id();
+      runners_.emplace(id, std::move(t));
+      return true;
+    } catch (const std::system_error& e) {
+      error = e.what();
+      return false;
+    }
+  }
+
+  void run() {
+    detail::thread_blocking_hooks() = &hooks_;
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      lock.unlock();
+      io_.run_one_for(runner_idle);
+      lock.lock();
+      if (stopping_) return;
+      // This runner is free; if another is too, one of them is enough for the sockets.
+      if (serving_ - waiting_ <= 1) continue;
+      --serving_;
+      ++standing_by_;
+      for (;;) {
+        const bool asked = cv_.wait_for(lock, runner_idle, [&] { return wanted_ > 0 || stopping_; });
+        if (stopping_) {
+          --standing_by_;
+          return;
+        }
+        if (asked) break;
+        if (runners_.size() > min_runners) {  // idle for runner_idle: this thread ends
+          --standing_by_;
+          auto it = runners_.find(std::this_thread::get_id());
+          retired_.push_back(std::move(it->second));
+          runners_.erase(it);
+          return;
+        }
+      }
+      --standing_by_;
+      --wanted_;  // (counted in serving_ by whoever asked)
+    }
+  }
+
+  // The sessions dealt to this io_context (the acceptors' has none).
+  std::size_t load() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return sessions_;
+  }
+  void add_session() {
+    std::string error;
+    bool failed = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++sessions_;
+      // Its only runner waits in the call of the one session it had: the new one must not wait for that.
+      if (waiting_ > 0) failed = !hand_over_locked(error);
+    }
+    if (failed) log_no_thread_(error);
+  }
+  void remove_session() {
+    std::lock_guard<std::mutex> lock(mu_);
+    --sessions_;
+  }
+
+ private:
+  // Another runner for the sockets when every serving runner waits and some other session may need one;
+  // false (with `error`) when no thread could be started, logged once.
+  bool hand_over_locked(std::string& error) {
+    if (serving_ - waiting_ != 0 || sessions_ < 2 || stopping_) return true;
+    ++serving_;  // the one asked or started
+    if (standing_by_ > wanted_) {
+      ++wanted_;
+      cv_.notify_one();
+      return true;
+    }
+    if (start_runner_locked(error)) return true;
+    --serving_;
+    return std::exchange(no_thread_logged_, true);
+  }
+
+  static void enter_wait(void* context) noexcept {
+    auto& p = *static_cast<runner_pool*>(context);
+    std::vector<std::thread> ended;
+    std::string error;
+    bool failed = false;
+    {
+      std::lock_guard<std::mutex> lock(p.mu_);
+      ++p.waiting_;
+      ended.swap(p.retired_);
+      // A session alone in its io_context waits without a hand-over: nothing else there needs the
+      // sockets (a session that joins meanwhile asks for one, add_session).
+      failed = !p.hand_over_locked(error);
+    }
+    for (auto& t : ended) t.join();  // runners that retired: they are past their last lock
+    // The wait goes on all the same; until it ends or another runner is free, its io_context's sockets
+    // wait (logged once) [D].
+    if (failed) p.log_no_thread_(error);
+  }
+
+  static void leave_wait(void* context) noexcept {
+    auto& p = *static_cast<runner_pool*>(context);
+    std::lock_guard<std::mutex> lock(p.mu_);
+    --p.waiting_;
+  }
+
+  asio::io_context io_;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
+  std::function<void(const std::string&)> log_no_thread_;
+  detail::blocking_hooks hooks_;
+  // Under mu_ (its own: blocking regions enter it under the engine's mutex).
+  std::mutex mu_;
+  std::condition_variable cv_;  // standing-by runners wait here
+  std::map<std::thread::id, std::thread> runners_;
+  std::vector<std::thread> retired_;  // ended, to be joined
+  std::size_t serving_ = 0;           // runners in the io_context (not standing by)
+  std::size_t waiting_ = 0;           // of which inside a blocking region
+  std::size_t standing_by_ = 0;
+  std::size_t wanted_ = 0;  // standing-by runners asked to serve, not yet serving
+  std::size_t sessions_ = 0;
+  bool stopping_ = false;
+  bool no_thread_logged_ = false;
+};
+
 }  // namespace
 
 struct server::impl {
   class session;
-  // Declared first, destroyed last: the sockets and timers below belong to it.
-  asio::io_context io;
-  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+  // Declared first, destroyed last: the sockets and timers below belong to their io_contexts.
+  // pools[0] runs the acceptors only (nothing there waits); the others the sessions, dealt to the one
+  // with the fewest.
+  std::vector<std::unique_ptr<runner_pool>> pools;
 
   queue_manager* qm = nullptr;
   server_options options;
@@ -231,7 +418,7 @@ struct server::impl {
   };
 
   mutable std::mutex mu;
-  std::condition_variable changed;  // a session ended; a runner retired
+  std::condition_variable changed;  // a session ended
   detail::wait_watcher watcher;     // the sockets of connections waiting in an MQGET
   std::shared_ptr<acceptor> bindings;
   std::map<std::string, std::shared_ptr<acceptor>> listeners;
@@ -245,31 +432,24 @@ struct server::impl {
   bool shedding = false;
   std::chrono::steady_clock::time_point shed_logged_at;
 
-  // The runners (under mu).
-  std::map<std::thread::id, std::thread> runners;
-  std::vector<std::thread> retired;  // ended, to be joined
-  std::size_t busy = 0;              // runners inside a call
-  bool no_thread_logged = false;
-
   void log(std::string_view id, const std::string& text) { qm->log_error(line(id, text)); }
-
-  bool start_runner_locked(std::string& error);
-  void run();
-  // While a call runs: one runner more when none would be left for the sockets.
-  class busy_scope {
-   public:
-    explicit busy_scope(impl& m);
-    ~busy_scope();
-    busy_scope(const busy_scope&) = delete;
-    busy_scope& operator=(const busy_scope&) = delete;
-
-   private:
-    impl& m_;
-  };
+  asio::io_context& acceptor_io() { return pools.front()->io(); }
+  runner_pool& least_loaded() {
+    runner_pool* best = pools[1].get();
+    std::size_t fewest = best->load();
+    for (std::size_t i = 2; i < pools.size(); ++i) {
+      const std::size_t n = pools[i]->load();
+      if (n < fewest) {
+        fewest = n;
+        best = pools[i].get();
+      }
+    }
+    return *best;
+  }
 
   void accept_next(const std::shared_ptr<acceptor>& a);
   void on_accept(const std::shared_ptr<acceptor>& a, const boost::system::error_code& ec,
-                 std::unique_ptr<transport::stream> s, int fd);
+                 std::unique_ptr<transport::stream> s, int fd, runner_pool& pool);
   void note_shed(const std::string& why);
   void session_ended(session& s);
   void stop_acceptor(const std::shared_ptr<acceptor>& a);
@@ -278,70 +458,18 @@ struct server::impl {
   result<std::uint16_t> listen_tcp(const std::string& name, const std::string& address, std::uint16_t port);
 };
 
-bool server::impl::start_runner_locked(std::string& error) {
-  try {
-    std::thread t([this] { run(); });
-    auto id = t.get_id();
-    runners.emplace(id, std::move(t));
-    return true;
-  } catch (const std::system_error& e) {
-    error = e.what();
-    return false;
-  }
-}
-
-void server::impl::run() {
-  for (;;) {
-    const std::size_t n = io.run_one_for(runner_idle);
-    if (io.stopped()) return;
-    if (n != 0) continue;
-    std::lock_guard<std::mutex> lock(mu);
-    if (runners.size() > min_runners && busy + 1 < runners.size()) {
-      auto it = runners.find(std::this_thread::get_id());
-      retired.push_back(std::move(it->second));
-      runners.erase(it);
-      changed.notify_all();
-      return;
-    }
-  }
-}
-
-server::impl::busy_scope::busy_scope(impl& m) : m_(m) {
-  std::vector<std::thread> ended;
-  std::string error;
-  bool failed = false;
-  {
-    std::lock_guard<std::mutex> lock(m_.mu);
-    ++m_.busy;
-    ended.swap(m_.retired);
-    if (m_.busy >= m_.runners.size() && !m_.stopped && !m_.start_runner_locked(error) && !m_.no_thread_logged) {
-      m_.no_thread_logged = true;
-      failed = true;
-    }
-  }
-  for (auto& t : ended) t.join();  // runners that retired: they are past their last lock
-  if (failed) {
-    // The call runs all the same; until another runner is free, sockets wait (logged once) [D].
-    m_.log(msg::IMB1203E, "no thread for one more server runner (" + error +
-                              "); calls go on, connections wait until a runner is free");
-  }
-}
-
-server::impl::busy_scope::~busy_scope() {
-  std::lock_guard<std::mutex> lock(m_.mu);
-  --m_.busy;
-}
-
 // ---- a connection -------------------------------------------------------------------------------
 //
 // Bytes and deadlines come from transport::stream; what the frames mean is this class's: the login,
 // then one call per request frame, answered before the next frame is read (the client protocol
-// alternates). Its handlers run on its strand, one at a time.
+// alternates). One operation of its socket is outstanding at a time, so its handlers
+// run one after the other (on any runner) without a strand; only the login deadline runs beside them.
 
 class server::impl::session : public std::enable_shared_from_this<session> {
  public:
-  session(server::impl& m, std::unique_ptr<transport::stream> s, bool tcp, std::string peer)
+  session(server::impl& m, runner_pool& pool, std::unique_ptr<transport::stream> s, bool tcp, std::string peer)
       : m_(m),
+        pool_(pool),
         s_(std::move(s)),
         fd_(s_->native_handle()),
         tcp_(tcp),
@@ -350,12 +478,20 @@ class server::impl::session : public std::enable_shared_from_this<session> {
         login_timer_(s_->get_executor()) {}
 
   void start() {
+    pool_.add_session();
     asio::dispatch(s_->get_executor(), [self = shared_from_this()] { self->begin(); });
   }
   // Any thread: SHUT_RDWR, so that what the session waits for on its socket ends now.
   void shut() noexcept {
     std::lock_guard<std::mutex> lock(fd_mu_);
     if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
+  }
+  // Any thread: whether the peer sent anything yet — read already, or waiting in the socket to be read.
+  bool spoke() noexcept {
+    if (heard_) return true;
+    std::lock_guard<std::mutex> lock(fd_mu_);
+    int waiting = 0;
+    return fd_ >= 0 && ::ioctl(fd_, FIONREAD, &waiting) == 0 && waiting > 0;
   }
 
   // Under m.mu.
@@ -370,6 +506,11 @@ class server::impl::session : public std::enable_shared_from_this<session> {
   void on_handshake(const error_code& ec);
   void read_frame();
   void on_header(const error_code& ec, std::size_t n);
+  std::optional<decode_error> check_header(const std::uint8_t* header) const;
+  void bad_header(const decode_error& bad);
+  void wait_readable();
+  void on_readable(const error_code& ec);
+  bool take_frame();
   void read_body(std::size_t left);
   void on_frame();
   void login(const wire::request& req);
@@ -391,6 +532,7 @@ class server::impl::session : public std::enable_shared_from_this<session> {
   void end();
 
   server::impl& m_;
+  runner_pool& pool_;
   std::unique_ptr<transport::stream> s_;
   std::mutex fd_mu_;  // fd_ for shut() from other threads, against close_socket()
   int fd_;
@@ -399,12 +541,17 @@ class server::impl::session : public std::enable_shared_from_this<session> {
   std::string who_;
   asio::steady_timer login_timer_;
   bool first_ = true;  // the next frame is the first (connect)
-  bool timed_out_ = false;
+  // The login deadline's handler may run beside the session's own: these two are all it touches.
+  std::atomic<bool> timed_out_{false};
+  std::atomic<bool> login_over_{false};  // logged in, or ended
+  std::atomic<bool> heard_{false};       // bytes came (spoke())
   bool ended_ = false;
   bool disconnected_ = false;
   std::unique_ptr<mqi::connection> mq_;  // the engine's connection, once connect succeeded
-  bytes in_;
-  bytes out_;
+  bytes in_;   // the frame being read or handled
+  bytes out_;  // the answer being written
+  bytes rbuf_;  // plain sockets: what was read and not yet taken as a frame (rend_ bytes)
+  std::size_t rend_ = 0;
 };
 
 void server::impl::session::begin() {
@@ -423,13 +570,14 @@ void server::impl::session::begin() {
 }
 
 void server::impl::session::on_login_deadline(const error_code& ec) {
-  if (ec || ended_ || mq_) return;
+  if (ec || login_over_) return;
   timed_out_ = true;
-  close_socket();  // the operation in progress fails: its handler logs and ends
+  shut();  // the operation in progress fails: its handler logs and ends
 }
 
 void server::impl::session::on_handshake(const error_code& ec) {
   if (ended_) return;
+  heard_ = true;  // a TLS handshake, failed or not, is bytes from the peer
   if (ec) {
     if (was_evicted() || timed_out_) {
       ended_before_login("in its TLS handshake", s_->describe_error(ec));
@@ -444,6 +592,13 @@ void server::impl::session::on_handshake(const error_code& ec) {
 
 void server::impl::session::read_frame() {
   if (ended_) return;
+  if (in_.capacity() > keep_buffer) bytes().swap(in_);
+  if (out_.capacity() > keep_buffer) bytes().swap(out_);
+  if (!s_->is_tls()) {
+    if (rbuf_.empty()) rbuf_.resize(read_buffer);
+    if (!take_frame()) wait_readable();
+    return;
+  }
   in_.resize(wire::header_length);
   s_->async_read(asio::buffer(in_.data(), in_.size()),
                  [self = shared_from_this()](const error_code& ec, std::size_t n) { self->on_header(ec, n); });
@@ -482,39 +637,93 @@ void server::impl::session::ended_before_login(const std::string& what, const st
   }
 }
 
+std::optional<decode_error> server::impl::session::check_header(const std::uint8_t* header) const {
+  const bytes_view view(header, wire::header_length);
+  if (first_ && wire::is_ibm_mq_segment(view))
+    return decode_error{std::make_error_code(std::errc::protocol_not_supported), "frame.magic", 0,
+                        "IBM MQ client protocol is not supported; use libmqic_r from this project"};
+  if (auto d = wire::decode_request(view); d && !*d) return d->error();
+  if (first_ && detail::frame_body_length(header) > max_connect_body)
+    return decode_error{std::make_error_code(std::errc::bad_message), "frame.length", 4,
+                        "a first frame of " + std::to_string(detail::frame_body_length(header)) +
+                            " bytes; before login at most " + std::to_string(max_connect_body)};
+  return std::nullopt;
+}
+
+void server::impl::session::bad_header(const decode_error& bad) {
+  if (!mq_) {
+    if (bad.code == std::errc::protocol_not_supported) {
+      m_.log(msg::IMB1208E, "from " + who_ + ": " + bad.detail + "; connection closed");
+    } else {
+      m_.log(msg::IMB1200E, "from " + who_ + ": " + clean(bad.to_string(), 256) + "; connection closed");
+    }
+  } else {
+    m_.log(msg::IMB1200E,
+           "from " + who_ + ": " + bad.to_string() + "; connection closed, unit of work backed out");
+  }
+  end();
+}
+
 void server::impl::session::on_header(const error_code& ec, std::size_t n) {
   if (ended_) return;
+  if (n > 0) heard_ = true;
   if (ec) {
     read_failed(ec, n > 0);
     return;
   }
-  const bytes_view header(in_.data(), in_.size());
-  std::optional<decode_error> bad;
-  if (first_ && wire::is_ibm_mq_segment(header)) {
-    bad = decode_error{std::make_error_code(std::errc::protocol_not_supported), "frame.magic", 0,
-                       "IBM MQ client protocol is not supported; use libmqic_r from this project"};
-  } else if (auto d = wire::decode_request(header); d && !*d) {
-    bad = d->error();
-  } else if (first_ && detail::frame_body_length(in_.data()) > max_connect_body) {
-    bad = decode_error{std::make_error_code(std::errc::bad_message), "frame.length", 4,
-                       "a first frame of " + std::to_string(detail::frame_body_length(in_.data())) +
-                           " bytes; before login at most " + std::to_string(max_connect_body)};
-  }
-  if (bad) {
-    if (!mq_) {
-      if (bad->code == std::errc::protocol_not_supported) {
-        m_.log(msg::IMB1208E, "from " + who_ + ": " + bad->detail + "; connection closed");
-      } else {
-        m_.log(msg::IMB1200E, "from " + who_ + ": " + clean(bad->to_string(), 256) + "; connection closed");
-      }
-    } else {
-      m_.log(msg::IMB1200E,
-             "from " + who_ + ": " + bad->to_string() + "; connection closed, unit of work backed out");
-    }
-    end();
+  if (auto bad = check_header(in_.data())) {
+    bad_header(*bad);
     return;
   }
   read_body(detail::frame_body_length(in_.data()));
+}
+
+// Plain sockets: wait until readable, then take what is there into rbuf_ — a whole request in one read,
+// where async_read would first try a read that finds nothing, then read header and body apart [D].
+void server::impl::session::wait_readable() {
+  s_->async_wait_readable([self = shared_from_this()](const error_code& ec) { self->on_readable(ec); });
+}
+
+void server::impl::session::on_readable(const error_code& ec) {
+  if (ended_) return;
+  if (ec) {
+    read_failed(ec, rend_ > 0);
+    return;
+  }
+  // Before login at most a connect frame's worth: an unknown peer fills no more than that.
+  const std::size_t room = (first_ ? wire::header_length + max_connect_body : rbuf_.size()) - rend_;
+  error_code rec;
+  const std::size_t n = s_->read_available(asio::buffer(rbuf_.data() + rend_, room), rec);
+  if (rec == asio::error::would_block || rec == asio::error::try_again) {
+    wait_readable();
+    return;
+  }
+  if (rec) {
+    read_failed(rec, rend_ > 0);
+    return;
+  }
+  rend_ += n;
+  heard_ = true;
+  if (!take_frame()) wait_readable();
+}
+
+// A whole frame at the front of rbuf_ goes to in_ and is handled (true); so does a bad header, and a frame
+// too large for rbuf_, whose rest is read into in_ (read_body). false: more bytes are needed.
+bool server::impl::session::take_frame() {
+  if (rend_ < wire::header_length) return false;
+  if (auto bad = check_header(rbuf_.data())) {
+    bad_header(*bad);
+    return true;
+  }
+  const std::size_t whole = wire::header_length + detail::frame_body_length(rbuf_.data());
+  const std::size_t have = std::min(rend_, whole);
+  if (have < whole && whole <= rbuf_.size()) return false;
+  in_.assign(rbuf_.begin(), rbuf_.begin() + static_cast<std::ptrdiff_t>(have));
+  // What came after the frame (a wake frame, during a consumer's wait) stays for the next.
+  std::memmove(rbuf_.data(), rbuf_.data() + have, rend_ - have);
+  rend_ -= have;
+  read_body(whole - have);
+  return true;
 }
 
 void server::impl::session::read_body(std::size_t left) {
@@ -582,7 +791,7 @@ void server::impl::session::login(const wire::request& req) {
     refuse(mq::MQRC_Q_MGR_NAME_ERROR, "this is queue manager " + m_.qm->name() + ", not " + clean(wanted));
     return;
   }
-  server::impl::busy_scope busy(m_);  // the credential file, the engine's connect
+  detail::blocking_region busy;  // the credential file's password hash, the engine's connect
 
   // Who is it?
   principal p;
@@ -656,6 +865,7 @@ void server::impl::session::login(const wire::request& req) {
     return;
   }
   mq_ = std::move(*made);
+  login_over_ = true;
   {
     std::lock_guard<std::mutex> lock(m_.mu);
     if (!evicted) {      // (evicted meanwhile: its socket is shut, the send fails)
@@ -679,7 +889,11 @@ void server::impl::session::call(const wire::request& req) {
   wire::response resp;
   bool disconnected = false;
   {
-    server::impl::busy_scope busy(m_);
+    // MQSC and MQOPEN may write files (the catalog, a dynamic queue's folder): they say so here; the
+    // engine says so itself for every wait (blocking.hpp).
+    std::optional<detail::blocking_region> busy;
+    if (std::holds_alternative<wire::mqsc_request>(req) || std::holds_alternative<wire::open_request>(req))
+      busy.emplace();
     resp = dispatch(req, disconnected);
   }
   // (After an MQDISC whose answer is lost, disconnected_ is set: MQDISC ran, nothing to back out.)
@@ -803,16 +1017,17 @@ void server::impl::session::send(wire::frame_type t, const wire::response& r, bo
 void server::impl::session::end() {
   if (ended_) return;
   ended_ = true;
+  login_over_ = true;
   error_code ignored;
   login_timer_.cancel(ignored);
   if (mq_) {
-    server::impl::busy_scope busy(m_);
     // A connection that ends without MQDISC backs its unit of work out (connection.hpp) [C] MQ's rule
     // for a broken connection: explicitly, whatever the engine's destructor does.
     if (!disconnected_) (void)mq_->backout();
     mq_.reset();
   }
   close_socket();  // the peer sees the end now
+  pool_.remove_session();
   m_.session_ended(*this);
 }
 
@@ -835,10 +1050,12 @@ void server::impl::session_ended(session& s) {
 
 void server::impl::accept_next(const std::shared_ptr<acceptor>& a) {
   if (a->stopping) return;
+  runner_pool* pool = &least_loaded();
   if (a->tcp) {
     a->tcp_acceptor->async_accept(
-        asio::make_strand(io),
-        asio::bind_executor(a->strand, [this, a](const boost::system::error_code& ec, asio::ip::tcp::socket sock) {
+        pool->io().get_executor(),
+        asio::bind_executor(a->strand, [this, a, pool](const boost::system::error_code& ec,
+                                                       asio::ip::tcp::socket sock) {
           if (a->stopping) return;
           int fd = ec ? -1 : sock.native_handle();
           std::unique_ptr<transport::stream> s;
@@ -846,23 +1063,23 @@ void server::impl::accept_next(const std::shared_ptr<acceptor>& a) {
             s = tls ? std::make_unique<transport::stream>(std::move(sock), *tls)
                     : std::make_unique<transport::stream>(std::move(sock));
           }
-          on_accept(a, ec, std::move(s), fd);
+          on_accept(a, ec, std::move(s), fd, *pool);
         }));
   } else {
     a->local_acceptor->async_accept(
-        asio::make_strand(io),
-        asio::bind_executor(a->strand, [this, a](const boost::system::error_code& ec, local::socket sock) {
+        pool->io().get_executor(),
+        asio::bind_executor(a->strand, [this, a, pool](const boost::system::error_code& ec, local::socket sock) {
           if (a->stopping) return;
           int fd = ec ? -1 : sock.native_handle();
           std::unique_ptr<transport::stream> s;
           if (!ec) s = std::make_unique<transport::stream>(std::move(sock));
-          on_accept(a, ec, std::move(s), fd);
+          on_accept(a, ec, std::move(s), fd, *pool);
         }));
   }
 }
 
 void server::impl::on_accept(const std::shared_ptr<acceptor>& a, const boost::system::error_code& ec,
-                             std::unique_ptr<transport::stream> s, int fd) {
+                             std::unique_ptr<transport::stream> s, int fd, runner_pool& pool) {
   if (ec) {
     if (ec == asio::error::operation_aborted) return;
     if (ec == asio::error::connection_aborted || ec == asio::error::interrupted) {
@@ -899,21 +1116,30 @@ void server::impl::on_accept(const std::shared_ptr<acceptor>& a, const boost::sy
       shed = "connection limit " + std::to_string(options.max_connections) + " reached";
     } else {
       if (pending >= std::max<std::size_t>(options.max_login_pending, 1)) {
-        // The oldest connection still not logged in makes room: silent sockets cannot lock out a real
-        // user, who logs in within a moment of connecting [D].
+        // The oldest connection still not logged in that has sent nothing makes room (else the oldest
+        // not logged in): silent sockets cannot lock out a real user, whose connect frame is there a
+        // moment after it connects, even when the server has not read it yet [D].
+        session* out = nullptr;
+        session* oldest = nullptr;
         for (auto& old : sessions) {
-          if (!old->logged_in && !old->evicted) {
-            old->evicted = true;  // counted out now: it is on its way out
-            old->shut();
-            --active;
-            --pending;
+          if (old->logged_in || old->evicted) continue;
+          if (oldest == nullptr) oldest = old.get();
+          if (!old->spoke()) {
+            out = old.get();
             break;
           }
+        }
+        if (out == nullptr) out = oldest;
+        if (out != nullptr) {
+          out->evicted = true;  // counted out now: it is on its way out
+          out->shut();
+          --active;
+          --pending;
         }
         shed = std::to_string(options.max_login_pending) +
                " connections waiting to log in: the oldest closed to make room";
       }
-      c = std::make_shared<session>(*this, std::move(s), a->tcp, peer);
+      c = std::make_shared<session>(*this, pool, std::move(s), a->tcp, peer);
       sessions.push_back(c);
       ++active;
       ++pending;
@@ -1016,7 +1242,7 @@ result<std::uint16_t> server::impl::listen_tcp(const std::string& name, const st
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
   std::uint16_t bound = ss.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port)
                                                  : ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
-  auto a = std::make_shared<acceptor>(io);
+  auto a = std::make_shared<acceptor>(acceptor_io());
   a->name = name;
   a->address = address;
   a->port = bound;
@@ -1111,7 +1337,19 @@ result<std::unique_ptr<server>> server::start(queue_manager& qm, server_options 
     ::close(fd);
     return io::error_from_errno(path, "cannot listen on the bindings socket", err);
   }
-  auto a = std::make_shared<impl::acceptor>(m.io);
+  {
+    std::string error;
+    for (std::size_t i = 0; i < 1 + io_context_count(); ++i) {
+      m.pools.push_back(std::make_unique<runner_pool>([&m](const std::string& why) {
+        m.log(msg::IMB1203E, "no thread for one more server runner (" + why +
+                                 "); connections wait until a runner is free");
+      }));
+      if (!m.pools.back()->start(error)) {
+        return io::error_of(std::errc::resource_unavailable_try_again, "server", "no thread: " + error);
+      }
+    }
+  }
+  auto a = std::make_shared<impl::acceptor>(m.acceptor_io());
   a->name = "bindings";
   a->address = path.string();
   boost::system::error_code ec;
@@ -1122,16 +1360,6 @@ result<std::unique_ptr<server>> server::start(queue_manager& qm, server_options 
     return io::error_from_errno(path, "cannot listen on the bindings socket", ec.value());
   }
   m.bindings = a;
-  m.work.emplace(m.io.get_executor());
-  {
-    std::lock_guard<std::mutex> lock(m.mu);
-    std::string error;
-    for (std::size_t i = 0; i < min_runners; ++i) {
-      if (!m.start_runner_locked(error)) {
-        return io::error_of(std::errc::resource_unavailable_try_again, "server", "no thread: " + error);
-      }
-    }
-  }
   asio::post(a->strand, [&m, a] { m.accept_next(a); });
   auto* mp = &m;
   qm.set_runtime_command_handler(
@@ -1188,19 +1416,12 @@ void server::stop() {
   // Break every connection: a read or write waiting on its socket fails and the session backs its unit of
   // work out; one waiting inside a get is stopped (connection::stop) and does the same.
   m.watcher.stop_all();
-  std::map<std::thread::id, std::thread> runners;
-  std::vector<std::thread> retired;
   {
     std::unique_lock<std::mutex> lock(m.mu);
     for (auto& c : m.sessions) c->shut();
     m.changed.wait(lock, [&] { return m.sessions.empty(); });
-    m.work.reset();
-    m.io.stop();
-    runners = std::move(m.runners);
-    retired = std::move(m.retired);
   }
-  for (auto& [id, t] : runners) t.join();
-  for (auto& t : retired) t.join();
+  for (auto& p : m.pools) p->stop();
 }
 
 }  // namespace imsb::qmgr

@@ -1,5 +1,5 @@
 #pragma once
-// The sockets of the connections whose server thread waits inside an MQGET (server.cpp). The client
+// The sockets of the connections whose call waits inside an MQGET on a server runner (server.cpp). The client
 // protocol alternates — one request, then its response — so a socket that becomes readable while its get
 // waits has ended (the program stopped its connection, exited, or was killed) or broke: the watcher then
 // stops that connection's wait (mqi::connection::stop), so the thread returns at once and the unit of work

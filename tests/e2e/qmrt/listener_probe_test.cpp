@@ -43,14 +43,16 @@ constexpr long rss_growth_bound_kb = 1024 * 1024;
 #else
 constexpr long rss_growth_bound_kb = 256 * 1024;
 #endif
-// Idle connections hold no thread: the server's runners follow the calls in progress (qmgr/src/server.cpp
-// "the runners"), so the daemon's threads at rest and with 1,000 idle connections differ by at most this.
-constexpr long idle_thread_slack = 2;
+// Idle connections hold no thread: the server's runners follow the calls that wait (qmgr/src/server.cpp
+// "the runners"). Logging in waits (the password check), so each of the server's io_contexts (one per
+// core, at most 4) may keep a runner standing by for a few seconds: the daemon's threads at rest and with
+// 1,000 idle connections differ by at most that.
+constexpr long idle_thread_slack = 4;
 
 struct process_sample {
   long threads = 0;
   long rss_kb = 0;
-  long vm_kb = 0;  // address space: each connection thread's stack is reserved here
+  long vm_kb = 0;  // address space: each thread's stack is reserved here
 };
 
 process_sample sample(pid_t pid) {
@@ -130,7 +132,7 @@ class listener_probe : public qmrt {
     while (!p.empty() && (p.back() == '\n' || p.back() == ' ')) p.pop_back();
     return p;
   }
-  // Threads of the daemon back to at most `limit` (connection threads end after their peer goes).
+  // Threads of the daemon back to at most `limit` (runners that served the probes end when idle).
   bool threads_back_to(pid_t pid, long limit) {
     for (int i = 0; i < 1000; ++i) {
       if (sample(pid).threads <= limit) return true;

@@ -777,7 +777,7 @@ TEST_F(server_limits_test, connection_limit_and_login_timeout) {
   first->reset();
 
   // A peer that never sends its connect frame is closed after the login timeout... (The first
-  // connection's server thread may not have ended yet when disconnect() returns: until it has, a new
+  // connection's session may not have ended yet when disconnect() returns: until it has, a new
   // socket is refused at once by the limit of 1, so try again until one is accepted.)
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (error_log().find("login timeout") == std::string::npos && std::chrono::steady_clock::now() < until) {
@@ -965,7 +965,7 @@ class server_login_limits_test : public server_test {
   }
 };
 
-// Silent sockets hold no more than max_login_pending threads and lock nobody out.
+// Silent sockets hold no thread, at most max_login_pending slots, and lock nobody out.
 TEST_F(server_login_limits_test, silent_sockets_cannot_lock_out_a_real_user) {
   auto threads_before = thread_count();
   std::vector<int> silent;
@@ -973,7 +973,7 @@ TEST_F(server_login_limits_test, silent_sockets_cannot_lock_out_a_real_user) {
   auto c = bindings();  // accepted after the ten
   ASSERT_TRUE(c.ok()) << c.error().to_string();
   put(**c, "Q1", "got in", mq::MQPMO_NO_SYNCPOINT);
-  // Evicted connections' threads end on their own: await the bound, don't sleep.
+  // Evicted connections end on their own: await the bound, don't sleep.
   auto bound = threads_before + 2 + 1;
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (thread_count() > bound && std::chrono::steady_clock::now() < until) std::this_thread::yield();

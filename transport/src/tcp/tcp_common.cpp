@@ -292,6 +292,23 @@ void stream::async_read_some(asio::mutable_buffer buffer, io_handler handler) {
   }
 }
 
+void stream::async_wait_readable(done_handler handler) {
+  if (local_) {
+    local_->async_wait(local_socket::wait_read, std::move(handler));
+  } else {
+    plain_->async_wait(tcp_socket::wait_read, std::move(handler));
+  }
+}
+
+std::size_t stream::read_available(asio::mutable_buffer buffer, boost::system::error_code& ec) {
+  if (local_) {
+    if (!local_->non_blocking()) local_->non_blocking(true, ec);
+    return ec ? 0 : local_->read_some(buffer, ec);
+  }
+  if (!plain_->non_blocking()) plain_->non_blocking(true, ec);
+  return ec ? 0 : plain_->read_some(buffer, ec);
+}
+
 void stream::async_read(asio::mutable_buffer buffer, io_handler handler) {
   if (tls_) {
     asio::async_read(*tls_, buffer, std::move(handler));

@@ -2,10 +2,11 @@
 // The queue manager's doors: the bindings socket (a Unix socket for local programs; the OS user
 // of the peer, from SO_PEERCRED, is the connecting user) and TCP listeners (LISTENER objects started with
 // START LISTENER or CONTROL(QMGR), or runmqlsr; a password checked against the credential file, or a
-// client certificate with TLS). Each accepted connection gets a thread that reads a request frame
-// (portable/include/imsb/mqi/client_protocol.hpp), calls the queue manager's in-process connection and
-// writes the response [D]: every MQI call may block (a wait, a commit's fsync), and a thread per
-// connection keeps the engine synchronous, as IBM's agent threads do [I].
+// client certificate with TLS). Sockets are Asio's (transport::stream): each accepted connection reads a
+// request frame (portable/include/imsb/mqi/client_protocol.hpp), calls the queue manager's in-process
+// connection and writes the response [D]. Every MQI call may block (a wait, a commit's fsync), so calls
+// run on a pool of runner threads that always keeps one free for the sockets; an idle connection holds
+// no thread (docs/design/queue-manager.md "Server threads").
 //
 // A bad frame ends that connection (its unit of work backed out) with an IMB1xxx line in the error log;
 // so does a peer that closes or breaks the connection. Nothing a peer sends can stop the server.
@@ -32,14 +33,14 @@ struct server_options {
   // Over TCP nobody is an administrator implicitly, whatever the name: only AUTHREC grants [D].
   bool os_administrators = true;
   // A peer must finish its TLS handshake and send its connect frame within this time (one deadline for
-  // both, whatever it drips), or it is closed (a connection that never speaks must not hold a thread for
-  // ever) [D]. 0: no limit. Its connect frame's body may be 4 KiB at most.
+  // both, whatever it drips), or it is closed (a connection that never speaks must not hold a connection
+  // slot for ever) [D]. 0: no limit. Its connect frame's body may be 4 KiB at most.
   int login_timeout_ms = 30000;
   // At most this many connections may be between accept and login at once (inside max_connections); a
   // new one past it evicts the oldest, so that silent sockets cannot lock real users out [D].
   std::size_t max_login_pending = 64;
   // TCP keepalive on accepted sockets (seconds; 0 idle: off): a client host that vanishes frees its
-  // thread, and its unit of work is backed out, after idle + interval * count [D].
+  // connection, and its unit of work is backed out, after idle + interval * count [D].
   int keepalive_idle_s = 60;
   int keepalive_interval_s = 10;
   int keepalive_count = 3;
@@ -65,7 +66,7 @@ class server {
   std::vector<listener_info> listeners() const;
 
   // Closes the socket and listeners and breaks every connection (their units of work backed out),
-  // joining their threads. A connection inside an engine call (a get's wait) finishes that call first:
+  // joining the server's threads. A connection inside an engine call (a get's wait) finishes that call first:
   // call queue_manager::quiesce() before, to end such waits at once.
   void stop();
 

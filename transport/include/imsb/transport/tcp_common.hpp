@@ -102,6 +102,13 @@ class stream {
   void async_handshake(role r, done_handler handler);
   // Reads what is there (at least one byte), as Asio's async_read_some.
   void async_read_some(boost::asio::mutable_buffer buffer, io_handler handler);
+  // Plain TCP and Unix sockets: waits until the socket has bytes (or an end) to read, reading nothing, so
+  // that the reader chooses how much to take (read_available); no read is tried before the wait, as
+  // async_read_some would. Not for TLS.
+  void async_wait_readable(done_handler handler);
+  // Plain TCP and Unix sockets: what the socket holds now, at most the buffer; would_block when nothing,
+  // eof at the end. Never waits.
+  std::size_t read_available(boost::asio::mutable_buffer buffer, boost::system::error_code& ec);
   // Reads until the buffer is full (or an error: the handler then has the bytes read so far).
   void async_read(boost::asio::mutable_buffer buffer, io_handler handler);
   // Writes the whole buffer; the bytes must stay alive until the handler runs.
