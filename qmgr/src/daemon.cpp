@@ -576,10 +576,11 @@ void redirect_stdio(const fs::path& qmgr_dir) {
   if (out > STDERR_FILENO) ::close(out);
 }
 
-// The daemon serves connections on a pool of threads that grows with the calls in progress, and glibc
+// The daemon serves connections on a pool of threads that grows with the calls that wait, and glibc
 // gives threads their own malloc arena (up to 8 per core), each keeping the memory its thread freed: a
-// queue manager that saw many calls come and go holds far more than it uses (the soak in bench/RESULTS.md). Two arenas keep
-// that bounded at little cost, the engine being one mutex anyway [D]. Before any thread starts.
+// queue manager that saw many calls come and go holds far more than it uses (the soak in bench/RESULTS.md).
+// Two arenas keep that bounded at little cost, the engine being one mutex anyway [D]. Before any thread
+// starts.
 void cap_malloc_arenas() {
 #ifdef M_ARENA_MAX
   (void)::mallopt(M_ARENA_MAX, 2);

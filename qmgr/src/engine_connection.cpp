@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "blocking.hpp"
 #include "async_consume.hpp"
+#include "blocking.hpp"
 #include "engine.hpp"
 #include "imsb/core/messages.hpp"
 #include "imsb/mq/codes.hpp"

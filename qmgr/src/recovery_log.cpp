@@ -20,9 +20,9 @@
 #include <unordered_map>
 #include <utility>
 
+#include "blocking.hpp"
 #include "imsb/mq/codes.hpp"
 #include "imsb/mq/constants.hpp"
-#include "blocking.hpp"
 #include "store_io.hpp"
 
 namespace imsb::qmgr {

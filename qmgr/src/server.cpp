@@ -20,16 +20,16 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <functional>
+#include <future>
 #include <list>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <system_error>
 #include <thread>
-#include <functional>
-#include <future>
-#include <condition_variable>
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/dispatch.hpp>
@@ -42,6 +42,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
+#include "blocking.hpp"
 #include "client_connection.hpp"
 #include "imsb/core/messages.hpp"
 #include "imsb/mq/codes.hpp"
@@ -50,7 +51,6 @@
 #include "imsb/qmgr/credentials.hpp"
 #include "imsb/transport/tcp_common.hpp"
 #include "store_io.hpp"
-#include "blocking.hpp"
 #include "wait_watcher.hpp"
 
 namespace imsb::qmgr {
@@ -199,9 +199,9 @@ std::string peer_address(const sockaddr_storage& ss) {
 // Asio operations, so an idle connection holds a socket and a few hundred bytes, not a thread. A call runs
 // on the runner whose read completed, with no hand-over to another thread. One runner alone serves each
 // io_context: with two in one, Asio wakes the second for every handler the first runs, two wake-ups per
-// request where a thread per connection had one (bench/RESULTS.md "The network layer"). There is one
-// io_context per core (at most 4), and connections are dealt to them in turn, so that busy connections
-// use every core.
+// request where a thread per connection had one (bench/RESULTS.md "The network layer"). There are
+// several io_contexts for the sessions (io_context_count) and one for the acceptors; each new session goes
+// to the io_context with the fewest, so that busy connections seldom wait for one another's calls.
 //
 // A call that waits — a get's wait, a log force, MQSC's files, a login's password check — says so first
 // (blocking.hpp): if its io_context has no other free runner, one that stands by is woken (or started) and
@@ -220,9 +220,12 @@ constexpr std::size_t read_buffer = 4096 + 12;
 // storage for the connection's life [D].
 constexpr std::size_t keep_buffer = 64 * 1024;
 
+// Four per core, at most 16: an io_context's sessions share its one serving runner, and on the 2-vCPU
+// test machine eight connections dealt to two io_contexts made 0.82 of the round trips of a thread each,
+// dealt to eight 0.98 (bench/RESULTS.md "The network layer"). An io_context at rest costs one thread.
 std::size_t io_context_count() {
   const unsigned cores = std::thread::hardware_concurrency();
-  return std::clamp<std::size_t>(cores, 1, 4);
+  return std::clamp<std::size_t>(4 * std::size_t{cores}, 4, 16);
 }
 
 class runner_pool {
@@ -467,7 +470,8 @@ struct server::impl {
 
 class server::impl::session : public std::enable_shared_from_this<session> {
  public:
-  session(server::impl& m, runner_pool& pool, std::unique_ptr<transport::stream> s, bool tcp, std::string peer)
+  session(server::impl& m, runner_pool& pool, std::unique_ptr<transport::stream> s, bool tcp,
+          std::string peer)
       : m_(m),
         pool_(pool),
         s_(std::move(s)),
@@ -548,8 +552,8 @@ class server::impl::session : public std::enable_shared_from_this<session> {
   bool ended_ = false;
   bool disconnected_ = false;
   std::unique_ptr<mqi::connection> mq_;  // the engine's connection, once connect succeeded
-  bytes in_;   // the frame being read or handled
-  bytes out_;  // the answer being written
+  bytes in_;                             // the frame being read or handled
+  bytes out_;                            // the answer being written
   bytes rbuf_;  // plain sockets: what was read and not yet taken as a frame (rend_ bytes)
   std::size_t rend_ = 0;
 };
@@ -559,7 +563,8 @@ void server::impl::session::begin() {
   // drips [D].
   if (m_.options.login_timeout_ms > 0) {
     login_timer_.expires_after(std::chrono::milliseconds(m_.options.login_timeout_ms));
-    login_timer_.async_wait([self = shared_from_this()](const error_code& ec) { self->on_login_deadline(ec); });
+    login_timer_.async_wait(
+        [self = shared_from_this()](const error_code& ec) { self->on_login_deadline(ec); });
   }
   if (s_->is_tls()) {
     s_->async_handshake(transport::stream::role::server,
@@ -600,13 +605,15 @@ void server::impl::session::read_frame() {
     return;
   }
   in_.resize(wire::header_length);
-  s_->async_read(asio::buffer(in_.data(), in_.size()),
-                 [self = shared_from_this()](const error_code& ec, std::size_t n) { self->on_header(ec, n); });
+  s_->async_read(
+      asio::buffer(in_.data(), in_.size()),
+      [self = shared_from_this()](const error_code& ec, std::size_t n) { self->on_header(ec, n); });
 }
 
 std::string server::impl::session::io_error(const error_code& ec, bool reading) const {
   if (timed_out_) return "timed out";
-  if (s_->is_tls()) return std::string(reading ? "TLS read failed: " : "TLS write failed: ") + s_->describe_error(ec);
+  if (s_->is_tls())
+    return std::string(reading ? "TLS read failed: " : "TLS write failed: ") + s_->describe_error(ec);
   return std::string(reading ? "read failed: " : "write failed: ") + ec.message();
 }
 
@@ -622,7 +629,8 @@ void server::impl::session::read_failed(const error_code& ec, bool inside_frame)
     ended_before_login("before connect", error);
   } else {
     m_.log(msg::IMB1202W, "connection of " + who_ + " ended without MQDISC" +
-                              (error.empty() ? std::string() : ": " + error) + "; its unit of work is backed out");
+                              (error.empty() ? std::string() : ": " + error) +
+                              "; its unit of work is backed out");
   }
   end();
 }
@@ -755,7 +763,8 @@ void server::impl::session::on_frame() {
     if (!mq_) {
       m_.log(msg::IMB1200E, "from " + who_ + ": " + clean(err.to_string(), 256) + "; connection closed");
     } else {
-      m_.log(msg::IMB1200E, "from " + who_ + ": " + err.to_string() + "; connection closed, unit of work backed out");
+      m_.log(msg::IMB1200E,
+             "from " + who_ + ": " + err.to_string() + "; connection closed, unit of work backed out");
     }
     end();
     return;
@@ -992,26 +1001,25 @@ wire::response server::impl::session::dispatch(const wire::request& req, bool& d
 void server::impl::session::send(wire::frame_type t, const wire::response& r, bool then_end) {
   out_.clear();
   wire::encode_response(t, r, out_);
-  s_->async_write(asio::buffer(out_.data(), out_.size()),
-                  [self = shared_from_this(), then_end](const error_code& ec, std::size_t) {
-                    if (self->ended_) return;
-                    if (ec) {
-                      if (!self->mq_) {
-                        self->ended_before_login("before connect", self->io_error(ec, false));
-                      } else if (!self->disconnected_) {
-                        self->m_.log(msg::IMB1202W, "connection of " + self->who_ +
-                                                        " broke: " + self->io_error(ec, false) +
-                                                        "; its unit of work is backed out");
-                      }
-                      self->end();
-                      return;
-                    }
-                    if (then_end) {
-                      self->end();
-                    } else {
-                      self->read_frame();
-                    }
-                  });
+  s_->async_write(asio::buffer(out_.data(), out_.size()), [self = shared_from_this(), then_end](
+                                                              const error_code& ec, std::size_t) {
+    if (self->ended_) return;
+    if (ec) {
+      if (!self->mq_) {
+        self->ended_before_login("before connect", self->io_error(ec, false));
+      } else if (!self->disconnected_) {
+        self->m_.log(msg::IMB1202W, "connection of " + self->who_ + " broke: " + self->io_error(ec, false) +
+                                        "; its unit of work is backed out");
+      }
+      self->end();
+      return;
+    }
+    if (then_end) {
+      self->end();
+    } else {
+      self->read_frame();
+    }
+  });
 }
 
 void server::impl::session::end() {
@@ -1054,27 +1062,28 @@ void server::impl::accept_next(const std::shared_ptr<acceptor>& a) {
   if (a->tcp) {
     a->tcp_acceptor->async_accept(
         pool->io().get_executor(),
-        asio::bind_executor(a->strand, [this, a, pool](const boost::system::error_code& ec,
-                                                       asio::ip::tcp::socket sock) {
-          if (a->stopping) return;
-          int fd = ec ? -1 : sock.native_handle();
-          std::unique_ptr<transport::stream> s;
-          if (!ec) {
-            s = tls ? std::make_unique<transport::stream>(std::move(sock), *tls)
-                    : std::make_unique<transport::stream>(std::move(sock));
-          }
-          on_accept(a, ec, std::move(s), fd, *pool);
-        }));
+        asio::bind_executor(a->strand,
+                            [this, a, pool](const boost::system::error_code& ec, asio::ip::tcp::socket sock) {
+                              if (a->stopping) return;
+                              int fd = ec ? -1 : sock.native_handle();
+                              std::unique_ptr<transport::stream> s;
+                              if (!ec) {
+                                s = tls ? std::make_unique<transport::stream>(std::move(sock), *tls)
+                                        : std::make_unique<transport::stream>(std::move(sock));
+                              }
+                              on_accept(a, ec, std::move(s), fd, *pool);
+                            }));
   } else {
     a->local_acceptor->async_accept(
         pool->io().get_executor(),
-        asio::bind_executor(a->strand, [this, a, pool](const boost::system::error_code& ec, local::socket sock) {
-          if (a->stopping) return;
-          int fd = ec ? -1 : sock.native_handle();
-          std::unique_ptr<transport::stream> s;
-          if (!ec) s = std::make_unique<transport::stream>(std::move(sock));
-          on_accept(a, ec, std::move(s), fd, *pool);
-        }));
+        asio::bind_executor(a->strand,
+                            [this, a, pool](const boost::system::error_code& ec, local::socket sock) {
+                              if (a->stopping) return;
+                              int fd = ec ? -1 : sock.native_handle();
+                              std::unique_ptr<transport::stream> s;
+                              if (!ec) s = std::make_unique<transport::stream>(std::move(sock));
+                              on_accept(a, ec, std::move(s), fd, *pool);
+                            }));
   }
 }
 
@@ -1086,7 +1095,8 @@ void server::impl::on_accept(const std::shared_ptr<acceptor>& a, const boost::sy
       accept_next(a);
       return;
     }
-    log(msg::IMB1207E, "accept on " + (a->tcp ? a->address + "(" + std::to_string(a->port) + ")" : a->address) +
+    log(msg::IMB1207E, "accept on " +
+                           (a->tcp ? a->address + "(" + std::to_string(a->port) + ")" : a->address) +
                            " failed: " + ec.message());
     // EMFILE and the like: give the other connections time to end.
     a->retry.expires_after(std::chrono::milliseconds(100));
@@ -1099,7 +1109,8 @@ void server::impl::on_accept(const std::shared_ptr<acceptor>& a, const boost::sy
   if (a->tcp) {
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    detail::set_keepalive(fd, options.keepalive_idle_s, options.keepalive_interval_s, options.keepalive_count);
+    detail::set_keepalive(fd, options.keepalive_idle_s, options.keepalive_interval_s,
+                          options.keepalive_count);
     sockaddr_storage ss{};
     socklen_t len = sizeof ss;
     ::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len);
@@ -1341,8 +1352,8 @@ result<std::unique_ptr<server>> server::start(queue_manager& qm, server_options 
     std::string error;
     for (std::size_t i = 0; i < 1 + io_context_count(); ++i) {
       m.pools.push_back(std::make_unique<runner_pool>([&m](const std::string& why) {
-        m.log(msg::IMB1203E, "no thread for one more server runner (" + why +
-                                 "); connections wait until a runner is free");
+        m.log(msg::IMB1203E,
+              "no thread for one more server runner (" + why + "); connections wait until a runner is free");
       }));
       if (!m.pools.back()->start(error)) {
         return io::error_of(std::errc::resource_unavailable_try_again, "server", "no thread: " + error);

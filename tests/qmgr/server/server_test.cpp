@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -1013,6 +1014,53 @@ TEST_F(server_limits_test, a_dripping_peer_is_closed_at_the_login_deadline) {
   ::close(fd);
   EXPECT_TRUE(closed);
   EXPECT_LT(took, std::chrono::milliseconds(1200));
+}
+
+}  // namespace
+}  // namespace imsb::qmgr
+
+namespace imsb::qmgr {
+namespace {
+
+// Gets that wait without limit hold a runner each, never the sockets: the other connections — one
+// of them the putter that ends the waits, logging in after they began — are served meanwhile, on every
+// io_context of the server (qmgr/src/server.cpp "the runners"). With the hand-over broken, the putter's
+// login or puts would wait behind the waits and the test would time out.
+TEST_F(server_test, gets_that_wait_do_not_hold_up_the_other_connections) {
+  constexpr int waiters = 8;
+  std::vector<std::unique_ptr<mqi::connection>> conns;
+  std::vector<mqi::hobj> handles;
+  for (int i = 0; i < waiters; ++i) {
+    auto c = bindings();
+    ASSERT_TRUE(c.ok()) << c.error().to_string();
+    auto h = (*c)->open({"Q1", ""}, mq::MQOO_INPUT_SHARED);
+    ASSERT_TRUE(h.ok()) << h.error().to_string();
+    handles.push_back(h->handle);
+    conns.push_back(std::move(*c));
+  }
+  std::atomic<int> got{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < waiters; ++i) {
+    threads.emplace_back([&, i] {
+      mqi::get_request req;
+      req.options = mq::MQGMO_WAIT | mq::MQGMO_NO_SYNCPOINT;
+      req.wait_interval_ms = mq::MQWI_UNLIMITED;
+      auto m = conns[static_cast<std::size_t>(i)]->get(handles[static_cast<std::size_t>(i)], req);
+      if (m.ok()) ++got;
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the gets are waiting (none can end)
+  EXPECT_EQ(got.load(), 0);
+  auto putter = bindings();  // logs in while every waiter's runner waits
+  ASSERT_TRUE(putter.ok()) << putter.error().to_string();
+  for (int i = 0; i < waiters; ++i) put(**putter, "Q1", "wake " + std::to_string(i), mq::MQPMO_NO_SYNCPOINT);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (got.load() < waiters && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(got.load(), waiters);
+  for (auto& c : conns) c->stop();  // (a failure above: end what still waits)
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(got.load(), waiters);
 }
 
 }  // namespace

@@ -12,9 +12,9 @@
 #include <openssl/x509_vfy.h>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
-#include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 
 namespace imsb::transport {

@@ -4,9 +4,9 @@
 // START LISTENER or CONTROL(QMGR), or runmqlsr; a password checked against the credential file, or a
 // client certificate with TLS). Sockets are Asio's (transport::stream): each accepted connection reads a
 // request frame (portable/include/imsb/mqi/client_protocol.hpp), calls the queue manager's in-process
-// connection and writes the response [D]. Every MQI call may block (a wait, a commit's fsync), so calls
-// run on a pool of runner threads that always keeps one free for the sockets; an idle connection holds
-// no thread (docs/design/queue-manager.md "Server threads").
+// connection and writes the response [D]. Every MQI call may block (a wait, a commit's fsync): a call that
+// waits hands the sockets to another runner thread, so an idle connection holds no thread and a waiting
+// call holds one (docs/design/queue-manager.md "Server threads").
 //
 // A bad frame ends that connection (its unit of work backed out) with an IMB1xxx line in the error log;
 // so does a peer that closes or breaks the connection. Nothing a peer sends can stop the server.

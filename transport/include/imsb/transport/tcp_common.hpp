@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include <boost/asio/io_context.hpp>
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/ssl/context.hpp>
