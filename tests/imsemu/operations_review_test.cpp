@@ -353,6 +353,8 @@ TEST_F(program_join_test, a_restart_whose_join_fails_keeps_trying_until_it_joins
   xcf_.refuse = false;
   ASSERT_TRUE(wait_until([&] { return program_->joined(); }, program::rejoin_interval + milliseconds(3000)));
   EXPECT_GT(xcf_.attempts, tries);
+  // joined() turns true just before the two lines are written (program::join_group): await them.
+  EXPECT_TRUE(wait_until([&] { return console_count(imsb::msg::IMB5080I) == 2; }, milliseconds(2000)));
   EXPECT_EQ(console_count("DFS2360I"), 2);
   EXPECT_EQ(console_count(imsb::msg::IMB5080I), 2);
 }
