@@ -9,4 +9,9 @@ blocking_hooks*& thread_blocking_hooks() noexcept {
   return hooks;
 }
 
+int& thread_blocking_depth() noexcept {
+  static thread_local int depth = 0;
+  return depth;
+}
+
 }  // namespace imsb::qmgr::detail

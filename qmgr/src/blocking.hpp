@@ -17,14 +17,17 @@ struct blocking_hooks {
 
 // This thread's hooks; nullptr: none.
 blocking_hooks*& thread_blocking_hooks() noexcept;
+// How deep this thread is in blocking regions: they nest (an MQSC call the server marks waits for a log
+// force the log marks), and only the outermost calls the hooks.
+int& thread_blocking_depth() noexcept;
 
 class blocking_region {
  public:
   blocking_region() noexcept : hooks_(thread_blocking_hooks()) {
-    if (hooks_ != nullptr) hooks_->enter(hooks_->context);
+    if (hooks_ != nullptr && thread_blocking_depth()++ == 0) hooks_->enter(hooks_->context);
   }
   ~blocking_region() {
-    if (hooks_ != nullptr) hooks_->leave(hooks_->context);
+    if (hooks_ != nullptr && --thread_blocking_depth() == 0) hooks_->leave(hooks_->context);
   }
   blocking_region(const blocking_region&) = delete;
   blocking_region& operator=(const blocking_region&) = delete;
