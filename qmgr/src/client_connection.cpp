@@ -123,21 +123,6 @@ bool stream::await(short events) {
   }
 }
 
-bool stream::accept_tls() {
-  for (;;) {
-    sigpipe_guard guard;
-    int r = SSL_accept(ssl_);
-    if (r == 1) return true;
-    int err = SSL_get_error(ssl_, r);
-    if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
-      if (!await(err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT)) return false;
-      continue;
-    }
-    error_ = openssl_errors();
-    return false;
-  }
-}
-
 bool stream::read_exact(std::uint8_t* data, std::size_t length) {
   std::size_t got = 0;
   while (got < length) {

@@ -1,7 +1,8 @@
 #pragma once
 // Private to qmgr/src: the byte stream under the client protocol (a connected socket, plain or
-// TLS over it) and the client connection that speaks the protocol over it. The server (server.cpp)
-// reads and writes frames through the same stream class, so both ends share one frame reader.
+// TLS over it) and the client connection that speaks the protocol over it. The server (server.cpp) reads
+// through transport::stream on Asio; both ends check frames with the same codec (frame_body_length,
+// mqi::wire).
 
 #include <openssl/ssl.h>
 
@@ -49,7 +50,6 @@ class stream {
 
   int fd() const noexcept { return fd_; }
   SSL* ssl() const noexcept { return ssl_; }
-  void set_ssl(SSL* ssl) noexcept { ssl_ = ssl; }  // TLS from now on; the stream frees it
   // Deadlines need a non-blocking socket: the stream then waits in poll() for each read and write, with
   // what is left of the deadline (one deadline for a whole login or call, whatever the peer drips) [D].
   // Without a deadline it waits as long as it takes.
@@ -60,8 +60,6 @@ class stream {
     timed_out_ = false;
   }
   bool timed_out() const noexcept { return timed_out_; }  // the last failure was the deadline's
-  // The server's TLS handshake (SSL_accept) under the deadline. False with error() on failure.
-  bool accept_tls();
   // False when the peer closed or the connection broke (errno / SSL error in `error`).
   bool read_exact(std::uint8_t* data, std::size_t length);
   bool write_all(const std::uint8_t* data, std::size_t length);

@@ -258,7 +258,7 @@ class runner_pool {
     std::vector<std::thread> retired;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (stopping_ && runners_.empty() && retired_.empty()) return;
+      if (stopping_) return;
       stopping_ = true;
       work_.reset();
       io_.stop();
@@ -288,7 +288,7 @@ class runner_pool {
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
       lock.unlock();
-      io_.run_one_for(runner_idle);
+      io_.run_one();  // a handler ran, or stop()
       lock.lock();
       if (stopping_) return;
       // This runner is free; if another is too, one of them is enough for the sockets.
@@ -452,6 +452,10 @@ struct server::impl {
   }
 
   void accept_next(const std::shared_ptr<acceptor>& a);
+  template <class Acceptor>
+  void accept_with(const std::shared_ptr<acceptor>& a, Acceptor& from);
+  std::unique_ptr<transport::stream> stream_of(asio::ip::tcp::socket sock);
+  std::unique_ptr<transport::stream> stream_of(local::socket sock);
   void on_accept(const std::shared_ptr<acceptor>& a, const boost::system::error_code& ec,
                  std::unique_ptr<transport::stream> s, int fd, runner_pool& pool);
   void note_shed(const std::string& why);
@@ -510,11 +514,10 @@ class server::impl::session : public std::enable_shared_from_this<session> {
   void on_login_deadline(const error_code& ec);
   void on_handshake(const error_code& ec);
   void read_frame();
-  void on_header(const error_code& ec, std::size_t n);
   std::optional<decode_error> check_header(const std::uint8_t* header) const;
-  void bad_header(const decode_error& bad);
-  void wait_readable();
-  void on_readable(const error_code& ec);
+  void bad_frame(const decode_error& bad);  // logged (IMB1208E, IMB1200E), then the end
+  void read_more();
+  void on_read(const error_code& ec, std::size_t n);
   bool take_frame();
   void read_body(std::size_t left);
   void on_frame();
@@ -555,7 +558,7 @@ class server::impl::session : public std::enable_shared_from_this<session> {
   std::unique_ptr<mqi::connection> mq_;  // the engine's connection, once connect succeeded
   bytes in_;                             // the frame being read or handled
   bytes out_;                            // the answer being written
-  bytes rbuf_;  // plain sockets: what was read and not yet taken as a frame (rend_ bytes)
+  bytes rbuf_;                           // what was read and not yet taken as a frame (rend_ bytes)
   std::size_t rend_ = 0;
 };
 
@@ -600,15 +603,8 @@ void server::impl::session::read_frame() {
   if (ended_) return;
   if (in_.capacity() > keep_buffer) bytes().swap(in_);
   if (out_.capacity() > keep_buffer) bytes().swap(out_);
-  if (!s_->is_tls()) {
-    if (rbuf_.empty()) rbuf_.resize(read_buffer);
-    if (!take_frame()) wait_readable();
-    return;
-  }
-  in_.resize(wire::header_length);
-  s_->async_read(
-      asio::buffer(in_.data(), in_.size()),
-      [self = shared_from_this()](const error_code& ec, std::size_t n) { self->on_header(ec, n); });
+  if (rbuf_.empty()) rbuf_.resize(read_buffer);
+  if (!take_frame()) read_more();
 }
 
 std::string server::impl::session::io_error(const error_code& ec, bool reading) const {
@@ -659,7 +655,7 @@ std::optional<decode_error> server::impl::session::check_header(const std::uint8
   return std::nullopt;
 }
 
-void server::impl::session::bad_header(const decode_error& bad) {
+void server::impl::session::bad_frame(const decode_error& bad) {
   if (!mq_) {
     if (bad.code == std::errc::protocol_not_supported) {
       m_.log(msg::IMB1208E, "from " + who_ + ": " + bad.detail + "; connection closed");
@@ -673,47 +669,41 @@ void server::impl::session::bad_header(const decode_error& bad) {
   end();
 }
 
-void server::impl::session::on_header(const error_code& ec, std::size_t n) {
-  if (ended_) return;
-  if (n > 0) heard_ = true;
-  if (ec) {
-    read_failed(ec, n > 0);
+// More bytes into rbuf_: before login at most a connect frame's worth, so that an unknown peer fills no more
+// than that. A plain socket is waited on until readable, then read — a whole request in one read, where
+// async_read_some would first try a read that finds nothing [D]; TLS reads what it decrypts.
+void server::impl::session::read_more() {
+  const std::size_t room = (first_ ? wire::header_length + max_connect_body : rbuf_.size()) - rend_;
+  const auto into = asio::buffer(rbuf_.data() + rend_, room);
+  if (s_->is_tls()) {
+    s_->async_read_some(
+        into, [self = shared_from_this()](const error_code& ec, std::size_t n) { self->on_read(ec, n); });
     return;
   }
-  if (auto bad = check_header(in_.data())) {
-    bad_header(*bad);
-    return;
-  }
-  read_body(detail::frame_body_length(in_.data()));
+  s_->async_wait_readable([self = shared_from_this(), into](const error_code& ec) {
+    if (ec) {
+      self->on_read(ec, 0);
+      return;
+    }
+    error_code rec;
+    const std::size_t n = self->s_->read_available(into, rec);
+    if (rec == asio::error::would_block || rec == asio::error::try_again) {
+      self->read_more();
+      return;
+    }
+    self->on_read(rec, n);
+  });
 }
 
-// Plain sockets: wait until readable, then take what is there into rbuf_ — a whole request in one read,
-// where async_read would first try a read that finds nothing, then read header and body apart [D].
-void server::impl::session::wait_readable() {
-  s_->async_wait_readable([self = shared_from_this()](const error_code& ec) { self->on_readable(ec); });
-}
-
-void server::impl::session::on_readable(const error_code& ec) {
+void server::impl::session::on_read(const error_code& ec, std::size_t n) {
   if (ended_) return;
   if (ec) {
     read_failed(ec, rend_ > 0);
     return;
   }
-  // Before login at most a connect frame's worth: an unknown peer fills no more than that.
-  const std::size_t room = (first_ ? wire::header_length + max_connect_body : rbuf_.size()) - rend_;
-  error_code rec;
-  const std::size_t n = s_->read_available(asio::buffer(rbuf_.data() + rend_, room), rec);
-  if (rec == asio::error::would_block || rec == asio::error::try_again) {
-    wait_readable();
-    return;
-  }
-  if (rec) {
-    read_failed(rec, rend_ > 0);
-    return;
-  }
   rend_ += n;
   heard_ = true;
-  if (!take_frame()) wait_readable();
+  if (!take_frame()) read_more();
 }
 
 // A whole frame at the front of rbuf_ goes to in_ and is handled (true); so does a bad header, and a frame
@@ -721,7 +711,7 @@ void server::impl::session::on_readable(const error_code& ec) {
 bool server::impl::session::take_frame() {
   if (rend_ < wire::header_length) return false;
   if (auto bad = check_header(rbuf_.data())) {
-    bad_header(*bad);
+    bad_frame(*bad);
     return true;
   }
   const std::size_t whole = wire::header_length + detail::frame_body_length(rbuf_.data());
@@ -760,14 +750,7 @@ void server::impl::session::on_frame() {
   auto d = wire::decode_request(in_);
   const bool first = std::exchange(first_, false);
   if (!d || !*d) {
-    auto err = (d && !*d) ? d->error() : decode_error{};
-    if (!mq_) {
-      m_.log(msg::IMB1200E, "from " + who_ + ": " + clean(err.to_string(), 256) + "; connection closed");
-    } else {
-      m_.log(msg::IMB1200E,
-             "from " + who_ + ": " + err.to_string() + "; connection closed, unit of work backed out");
-    }
-    end();
+    bad_frame((d && !*d) ? d->error() : decode_error{});
     return;
   }
   if (first) {
@@ -1057,34 +1040,36 @@ void server::impl::session_ended(session& s) {
 
 // ---- accepting ----------------------------------------------------------------------------------
 
+std::unique_ptr<transport::stream> server::impl::stream_of(asio::ip::tcp::socket sock) {
+  return tls ? std::make_unique<transport::stream>(std::move(sock), *tls)
+             : std::make_unique<transport::stream>(std::move(sock));
+}
+
+std::unique_ptr<transport::stream> server::impl::stream_of(local::socket sock) {
+  return std::make_unique<transport::stream>(std::move(sock));
+}
+
+// The next connection goes to the io_context with the fewest sessions; its handler runs on the
+// acceptor's strand.
+template <class Acceptor>
+void server::impl::accept_with(const std::shared_ptr<acceptor>& a, Acceptor& from) {
+  runner_pool* pool = &least_loaded();
+  from.async_accept(
+      pool->io().get_executor(),
+      asio::bind_executor(a->strand, [this, a, pool](const boost::system::error_code& ec,
+                                                     typename Acceptor::protocol_type::socket sock) {
+        if (a->stopping) return;
+        const int fd = ec ? -1 : sock.native_handle();
+        on_accept(a, ec, ec ? nullptr : stream_of(std::move(sock)), fd, *pool);
+      }));
+}
+
 void server::impl::accept_next(const std::shared_ptr<acceptor>& a) {
   if (a->stopping) return;
-  runner_pool* pool = &least_loaded();
   if (a->tcp) {
-    a->tcp_acceptor->async_accept(
-        pool->io().get_executor(),
-        asio::bind_executor(a->strand,
-                            [this, a, pool](const boost::system::error_code& ec, asio::ip::tcp::socket sock) {
-                              if (a->stopping) return;
-                              int fd = ec ? -1 : sock.native_handle();
-                              std::unique_ptr<transport::stream> s;
-                              if (!ec) {
-                                s = tls ? std::make_unique<transport::stream>(std::move(sock), *tls)
-                                        : std::make_unique<transport::stream>(std::move(sock));
-                              }
-                              on_accept(a, ec, std::move(s), fd, *pool);
-                            }));
+    accept_with(a, *a->tcp_acceptor);
   } else {
-    a->local_acceptor->async_accept(
-        pool->io().get_executor(),
-        asio::bind_executor(a->strand,
-                            [this, a, pool](const boost::system::error_code& ec, local::socket sock) {
-                              if (a->stopping) return;
-                              int fd = ec ? -1 : sock.native_handle();
-                              std::unique_ptr<transport::stream> s;
-                              if (!ec) s = std::make_unique<transport::stream>(std::move(sock));
-                              on_accept(a, ec, std::move(s), fd, *pool);
-                            }));
+    accept_with(a, *a->local_acceptor);
   }
 }
 

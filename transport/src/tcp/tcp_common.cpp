@@ -283,13 +283,7 @@ void stream::async_handshake(role r, done_handler handler) {
 }
 
 void stream::async_read_some(asio::mutable_buffer buffer, io_handler handler) {
-  if (tls_) {
-    tls_->async_read_some(buffer, std::move(handler));
-  } else if (local_) {
-    local_->async_read_some(buffer, std::move(handler));
-  } else {
-    plain_->async_read_some(buffer, std::move(handler));
-  }
+  on_layer([&](auto& layer) { layer.async_read_some(buffer, std::move(handler)); });
 }
 
 void stream::async_wait_readable(done_handler handler) {
@@ -310,23 +304,11 @@ std::size_t stream::read_available(asio::mutable_buffer buffer, boost::system::e
 }
 
 void stream::async_read(asio::mutable_buffer buffer, io_handler handler) {
-  if (tls_) {
-    asio::async_read(*tls_, buffer, std::move(handler));
-  } else if (local_) {
-    asio::async_read(*local_, buffer, std::move(handler));
-  } else {
-    asio::async_read(*plain_, buffer, std::move(handler));
-  }
+  on_layer([&](auto& layer) { asio::async_read(layer, buffer, std::move(handler)); });
 }
 
 void stream::async_write(asio::const_buffer buffer, io_handler handler) {
-  if (tls_) {
-    asio::async_write(*tls_, buffer, std::move(handler));
-  } else if (local_) {
-    asio::async_write(*local_, buffer, std::move(handler));
-  } else {
-    asio::async_write(*plain_, buffer, std::move(handler));
-  }
+  on_layer([&](auto& layer) { asio::async_write(layer, buffer, std::move(handler)); });
 }
 
 void stream::shutdown_send() noexcept {

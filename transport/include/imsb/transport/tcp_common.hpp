@@ -129,6 +129,18 @@ class stream {
   std::string describe_error(const boost::system::error_code& ec) const;
 
  private:
+  // `f` on the layer that moves the bytes: the TLS stream, the Unix socket or the plain TCP socket.
+  template <class F>
+  void on_layer(F&& f) {
+    if (tls_) {
+      f(*tls_);
+    } else if (local_) {
+      f(*local_);
+    } else {
+      f(*plain_);
+    }
+  }
+
   std::unique_ptr<tcp_socket> plain_;
   std::unique_ptr<tls_socket> tls_;
   std::unique_ptr<local_socket> local_;
