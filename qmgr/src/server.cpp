@@ -519,6 +519,8 @@ class server::impl::session : public std::enable_shared_from_this<session> {
   void read_more();
   void on_read(const error_code& ec, std::size_t n);
   bool take_frame();
+  // Bytes of the peer's next frame already read, in rbuf_ or (TLS) decrypted or buffered by OpenSSL.
+  bool read_ahead() const;
   void read_body(std::size_t left);
   void on_frame();
   void login(const wire::request& req);
@@ -723,6 +725,13 @@ bool server::impl::session::take_frame() {
   rend_ -= have;
   read_body(whole - have);
   return true;
+}
+
+bool server::impl::session::read_ahead() const {
+  if (rend_ > 0) return true;
+  if (!s_->is_tls()) return false;
+  SSL* ssl = s_->tls()->native_handle();
+  return SSL_pending(ssl) > 0 || BIO_ctrl_pending(SSL_get_rbio(ssl)) > 0;
 }
 
 void server::impl::session::read_body(std::size_t left) {
@@ -935,7 +944,12 @@ wire::response server::impl::session::dispatch(const wire::request& req, bool& d
             return out;
           }
           std::optional<detail::wait_watcher::scope> watched;
-          if (r.wait != 0) watched.emplace(m_.watcher.watch(s_->native_handle(), *mq, be));
+          if (r.wait != 0) {
+            watched.emplace(m_.watcher.watch(s_->native_handle(), *mq, be));
+            // The wake frame may have come with the request, read along with it: the watcher, which looks
+            // at the socket, would never see it.
+            if (read_ahead()) be->wake();
+          }
           out.mark =
               static_cast<std::int32_t>(be->wait_for_change(static_cast<std::uint32_t>(r.mark), r.wait != 0));
           out.st = wire::status{mq::MQCC_OK, mq::MQRC_NONE, ""};

@@ -1065,3 +1065,72 @@ TEST_F(server_test, gets_that_wait_do_not_hold_up_the_other_connections) {
 
 }  // namespace
 }  // namespace imsb::qmgr
+
+namespace imsb::qmgr {
+namespace {
+
+// Whole response frames from a raw socket, one at a time; what came after a frame waits for the next call.
+struct raw_frames {
+  int fd;
+  std::string got;
+  // The next frame, within 5 s ("" when none came).
+  std::string next() {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (std::chrono::steady_clock::now() < until) {
+      if (got.size() >= wire::header_length) {
+        const auto at = [&](std::size_t i) { return std::size_t{static_cast<std::uint8_t>(got[i])}; };
+        const std::size_t whole =
+            wire::header_length + ((at(4) << 24) | (at(5) << 16) | (at(6) << 8) | at(7));
+        if (got.size() >= whole) {
+          std::string frame = got.substr(0, whole);
+          got.erase(0, whole);
+          return frame;
+        }
+      }
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 100) != 1) continue;
+      char buf[4096];
+      const auto n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) return "";
+      got.append(buf, static_cast<std::size_t>(n));
+    }
+    return "";
+  }
+};
+
+bool send_frames(int fd, std::initializer_list<wire::request> reqs) {
+  bytes all;
+  for (const auto& r : reqs) {
+    bytes one;
+    wire::encode_request(r, one);
+    all.insert(all.end(), one.begin(), one.end());
+  }
+  return ::send(fd, all.data(), all.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(all.size());
+}
+
+// A consumer's wait and the wake frame that ends it, sent together (MQDISC or MQCTL from another thread
+// right after the dispatcher began its wait): the server reads both at once, and the wait must still end.
+TEST_F(server_test, a_wake_frame_read_with_its_wait_ends_the_wait) {
+  int fd = raw_socket();
+  raw_frames in{fd, {}};
+  ASSERT_TRUE(send_frames(fd, {wire::connect_request{"QM1", "", "", "wake_test"}}));
+  auto hello = in.next();
+  ASSERT_FALSE(hello.empty());
+  auto ok = wire::decode_response(bytes_view::of(hello), wire::frame_type::connect);
+  ASSERT_TRUE(ok && *ok);
+  // The mark as it is now, then a wait for a change of it with the wake right behind.
+  ASSERT_TRUE(send_frames(fd, {wire::wait_for_change_request{0, 0}}));
+  auto now = in.next();
+  auto mark = wire::decode_response(bytes_view::of(now), wire::frame_type::wait_for_change);
+  ASSERT_TRUE(mark && *mark);
+  const auto current = std::get<wire::wait_for_change_response>(mark->value().value).mark;
+  ASSERT_TRUE(send_frames(fd, {wire::wait_for_change_request{current, 1}, wire::wake_request{}}));
+  auto waited = in.next();
+  EXPECT_FALSE(waited.empty()) << "the wait did not end";
+  auto after_wake = in.next();  // the wake's own answer
+  EXPECT_FALSE(after_wake.empty());
+  ::close(fd);
+}
+
+}  // namespace
+}  // namespace imsb::qmgr
