@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <climits>
@@ -95,9 +96,37 @@ stream::~stream() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-bool stream::set_nonblocking() noexcept {
+bool stream::keep_deadlines() noexcept {
+  if (ssl_ == nullptr) {
+    timed_recv_ = true;
+    return true;
+  }
   int flags = ::fcntl(fd_, F_GETFL);
   return flags >= 0 && ::fcntl(fd_, F_SETFL, flags | O_NONBLOCK) == 0;
+}
+
+bool stream::arm_receive_timeout() {
+  long long ms = 0;
+  if (deadline_) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::microseconds>(*deadline_ - clock::now()).count();
+    if (left <= 0) {
+      timed_out_ = true;
+      error_ = "timed out";
+      return false;
+    }
+    ms = (left + 99'999) / 100'000 * 100;  // up to the next 100 ms: at most that late, never early
+  }
+  if (ms == recv_timeout_ms_) return true;
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(ms / 1000);
+  tv.tv_usec = static_cast<suseconds_t>(ms % 1000 * 1000);
+  if (::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) {
+    error_ = std::string("setsockopt(SO_RCVTIMEO) failed: ") + std::strerror(errno);
+    return false;
+  }
+  recv_timeout_ms_ = ms;
+  return true;
 }
 
 bool stream::await(short events) {
@@ -123,42 +152,65 @@ bool stream::await(short events) {
   }
 }
 
-bool stream::read_exact(std::uint8_t* data, std::size_t length) {
-  std::size_t got = 0;
-  while (got < length) {
-    std::size_t want = length - got;
+// A plain socket is read with a blocking recv() under the receive timeout (keep_deadlines): the answer to
+// a request just sent is seldom there yet, and a read that finds nothing, or a poll before the read,
+// costs a call more [D].
+std::size_t stream::read_some(std::uint8_t* data, std::size_t length, bool& eof) {
+  for (;;) {
     if (ssl_ != nullptr) {
-      int chunk = want > (1u << 30) ? (1 << 30) : static_cast<int>(want);
+      int chunk = length > (1u << 30) ? (1 << 30) : static_cast<int>(length);
       sigpipe_guard guard;  // SSL_read writes too (alerts, key updates)
-      int n = SSL_read(ssl_, data + got, chunk);
-      if (n <= 0) {
-        int err = SSL_get_error(ssl_, n);
-        if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {  // a non-blocking socket
-          if (!await(err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT)) return false;
-          continue;
-        }
-        error_ = err == SSL_ERROR_ZERO_RETURN ? "" : "TLS read failed: " + openssl_errors();
-        if (got > 0 && error_.empty()) error_ = "the peer closed the connection inside a frame";
-        return false;
+      int n = SSL_read(ssl_, data, chunk);
+      if (n > 0) return static_cast<std::size_t>(n);
+      int err = SSL_get_error(ssl_, n);
+      if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {  // a non-blocking socket
+        if (!await(err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT)) return 0;
+        continue;
       }
-      got += static_cast<std::size_t>(n);
-    } else {
-      auto n = ::recv(fd_, data + got, want, 0);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-          if (!await(POLLIN)) return false;
-          continue;
-        }
-        error_ = std::string("read failed: ") + std::strerror(errno);
-        return false;
-      }
-      if (n == 0) {
-        error_ = got > 0 ? "the peer closed the connection inside a frame" : "";
-        return false;
-      }
-      got += static_cast<std::size_t>(n);
+      eof = err == SSL_ERROR_ZERO_RETURN;
+      error_ = eof ? "" : "TLS read failed: " + openssl_errors();
+      return 0;
     }
+    if (timed_recv_ ? !arm_receive_timeout() : !await(POLLIN)) return 0;
+    auto n = ::recv(fd_, data, length, 0);
+    if (n > 0) return static_cast<std::size_t>(n);
+    if (n == 0) {
+      eof = true;
+      error_.clear();
+      return 0;
+    }
+    // EAGAIN: the receive timeout ran out (the deadline is looked at again), or nothing after all.
+    if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
+    error_ = std::string("read failed: ") + std::strerror(errno);
+    return 0;
+  }
+}
+
+bool stream::read_exact(std::uint8_t* data, std::size_t length) {
+  std::size_t got = std::min(length, rend_ - rpos_);
+  if (got > 0) {
+    std::memcpy(data, rbuf_.data() + rpos_, got);
+    rpos_ += got;
+  }
+  while (got < length) {
+    const std::size_t want = length - got;
+    bool eof = false;
+    std::size_t n = 0;
+    if (want >= read_ahead) {  // a long body: straight into place
+      n = read_some(data + got, want, eof);
+    } else {
+      if (rbuf_.empty()) rbuf_.resize(read_ahead);
+      rpos_ = rend_ = 0;
+      rend_ = read_some(rbuf_.data(), rbuf_.size(), eof);
+      n = std::min(want, rend_);
+      std::memcpy(data + got, rbuf_.data(), n);
+      rpos_ = n;
+    }
+    if (n == 0) {
+      if (eof && got > 0) error_ = "the peer closed the connection inside a frame";
+      return false;
+    }
+    got += n;
   }
   return true;
 }
@@ -183,7 +235,8 @@ bool stream::write_all(const std::uint8_t* data, std::size_t length) {
       sent += static_cast<std::size_t>(n);
     } else {
       // MSG_NOSIGNAL: a peer that went away must give EPIPE, not kill the process with SIGPIPE.
-      auto n = ::send(fd_, data + sent, want, MSG_NOSIGNAL);
+      // MSG_DONTWAIT: a full socket is waited on in poll(), under the deadline.
+      auto n = ::send(fd_, data + sent, want, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (n < 0) {
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -201,6 +254,7 @@ bool stream::write_all(const std::uint8_t* data, std::size_t length) {
 
 bool stream::readable_before(int other_fd) {
   for (;;) {
+    if (rend_ > rpos_) return true;                             // read ahead already
     if (ssl_ != nullptr && SSL_pending(ssl_) > 0) return true;  // decrypted already, the socket is quiet
     pollfd p[2] = {{fd_, POLLIN, 0}, {other_fd, POLLIN, 0}};
     int r = ::poll(p, 2, -1);
@@ -614,7 +668,7 @@ result<std::unique_ptr<mqi::connection>> make_client_connection(std::unique_ptr<
                                                                 const std::string& where) {
   // Keepalive as the server's: a queue manager host that vanished breaks a get that waits without limit.
   set_keepalive(s->fd(), 60, 10, 3);
-  s->set_nonblocking();  // the per-call deadline (stream::set_deadline)
+  s->keep_deadlines();  // the per-call deadline (stream::set_deadline)
   auto c = std::make_unique<client_connection>(std::move(s), where);
   auto r = c->hello(hello);
   if (!r) {

@@ -514,6 +514,7 @@ class server::impl::session : public std::enable_shared_from_this<session> {
   void on_login_deadline(const error_code& ec);
   void on_handshake(const error_code& ec);
   void read_frame();
+  void sent(const error_code& ec, bool then_end);  // the answer written, or not
   std::optional<decode_error> check_header(const std::uint8_t* header) const;
   void bad_frame(const decode_error& bad);  // logged (IMB1208E, IMB1200E), then the end
   void read_more();
@@ -999,25 +1000,48 @@ wire::response server::impl::session::dispatch(const wire::request& req, bool& d
 void server::impl::session::send(wire::frame_type t, const wire::response& r, bool then_end) {
   out_.clear();
   wire::encode_response(t, r, out_);
-  s_->async_write(asio::buffer(out_.data(), out_.size()), [self = shared_from_this(), then_end](
-                                                              const error_code& ec, std::size_t) {
-    if (self->ended_) return;
-    if (ec) {
-      if (!self->mq_) {
-        self->ended_before_login("before connect", self->io_error(ec, false));
-      } else if (!self->disconnected_) {
-        self->m_.log(msg::IMB1202W, "connection of " + self->who_ + " broke: " + self->io_error(ec, false) +
-                                        "; its unit of work is backed out");
-      }
-      self->end();
+  std::size_t at = 0;
+  if (!s_->is_tls()) {
+    // Written here when the socket takes it, as it nearly always does: no completion is queued, so the
+    // runner goes straight back to waiting on the sockets rather than polling them once more first
+    // (bench/RESULTS.md "The network layer") [D].
+    error_code ec;
+    at = s_->write_available(asio::buffer(out_.data(), out_.size()), ec);
+    if (ec && ec != asio::error::would_block && ec != asio::error::try_again) {
+      sent(ec, then_end);
       return;
     }
-    if (then_end) {
-      self->end();
-    } else {
-      self->read_frame();
+    if (at == out_.size()) {
+      sent({}, then_end);
+      return;
     }
-  });
+  }
+  s_->async_write(
+      asio::buffer(out_.data() + at, out_.size() - at),
+      [self = shared_from_this(), then_end](const error_code& ec, std::size_t) { self->sent(ec, then_end); });
+}
+
+void server::impl::session::sent(const error_code& ec, bool then_end) {
+  if (ended_) return;
+  if (ec) {
+    if (!mq_) {
+      ended_before_login("before connect", io_error(ec, false));
+    } else if (!disconnected_) {
+      m_.log(msg::IMB1202W,
+             "connection of " + who_ + " broke: " + io_error(ec, false) + "; its unit of work is backed out");
+    }
+    end();
+    return;
+  }
+  if (then_end) {
+    end();
+  } else if (rend_ > 0) {
+    // The next frame is here already (a wake frame): handled from the queue, not inside this call, so
+    // that a run of frames read at once does not nest [D].
+    asio::post(s_->get_executor(), [self = shared_from_this()] { self->read_frame(); });
+  } else {
+    read_frame();
+  }
 }
 
 void server::impl::session::end() {

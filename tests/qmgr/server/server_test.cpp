@@ -22,6 +22,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -895,54 +896,82 @@ TEST_F(server_test, a_tcp_login_as_the_daemons_user_is_not_an_administrator) {
   EXPECT_EQ(rb->exit_code, 0);
 }
 
+// A fake queue manager on a loopback port: it answers the connect frame, then `after_hello(fd)` decides
+// what the client hears; the port is returned, the thread runs until after_hello returns.
+struct fake_qmgr {
+  int lfd = -1;
+  std::uint16_t port = 0;
+  std::thread t;
+  explicit fake_qmgr(std::function<void(int)> after_hello) {
+    lfd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::bind(lfd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(lfd, 4) != 0) return;
+    socklen_t len = sizeof addr;
+    ::getsockname(lfd, reinterpret_cast<sockaddr*>(&addr), &len);
+    port = ntohs(addr.sin_port);
+    t = std::thread([this, after_hello] {
+      int fd = ::accept(lfd, nullptr, nullptr);
+      if (fd < 0) return;
+      std::uint8_t header[12];
+      std::size_t got = 0;
+      while (got < sizeof header) {
+        auto n = ::recv(fd, header + got, sizeof header - got, 0);
+        if (n <= 0) break;
+        got += static_cast<std::size_t>(n);
+      }
+      std::size_t body = (std::size_t{header[4]} << 24) | (std::size_t{header[5]} << 16) |
+                         (std::size_t{header[6]} << 8) | header[7];
+      std::vector<char> skip(body);
+      got = 0;
+      while (got < body) {
+        auto n = ::recv(fd, skip.data() + got, body - got, 0);
+        if (n <= 0) break;
+        got += static_cast<std::size_t>(n);
+      }
+      wire::connect_response hello;
+      hello.qmgr_name = "QM1";
+      hello.user = "alice";
+      bytes out;
+      wire::encode_response(wire::frame_type::connect, hello, out);
+      (void)::send(fd, out.data(), out.size(), MSG_NOSIGNAL);
+      after_hello(fd);
+      ::close(fd);
+    });
+  }
+  ~fake_qmgr() {
+    if (t.joinable()) t.join();
+    ::close(lfd);
+  }
+};
+
+// Reads and drops until the client gives up (or 5 s, so that a client without a deadline fails the test
+// instead of hanging it); every `drip` (if set), one byte of an answer's header meanwhile.
+void drain(int fd, std::optional<std::chrono::milliseconds> drip = std::nullopt) {
+  const std::uint8_t header[12] = {'I', 'M', 'Q', 'F', 0, 0, 0, 0, 0, 0, 0, 0};
+  std::size_t dripped = 0;
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    const int r = ::poll(&p, 1, drip ? static_cast<int>(drip->count()) : 5000);
+    if (r < 0) break;
+    if (r == 0) {
+      if (!drip || dripped >= sizeof header - 1) break;  // never the whole header
+      if (::send(fd, header + dripped++, 1, MSG_NOSIGNAL) != 1) break;
+      continue;
+    }
+    char buf[4096];
+    if (::recv(fd, buf, sizeof buf, 0) <= 0) break;
+  }
+}
+
 // A queue manager that stops answering after connect: the call returns
 // MQRC_CONNECTION_BROKEN after the call margin instead of blocking for ever.
 TEST_F(server_test, a_call_the_server_never_answers_breaks_after_the_margin) {
   scoped_env margin{"IMSB_CLIENT_CALL_TIMEOUT_MS", "400"};
-  int lfd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(lfd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(lfd, 4), 0);
-  socklen_t len = sizeof addr;
-  ::getsockname(lfd, reinterpret_cast<sockaddr*>(&addr), &len);
-  std::thread fake([lfd] {
-    int fd = ::accept(lfd, nullptr, nullptr);
-    if (fd < 0) return;
-    std::uint8_t header[12];
-    std::size_t got = 0;
-    while (got < sizeof header) {
-      auto n = ::recv(fd, header + got, sizeof header - got, 0);
-      if (n <= 0) break;
-      got += static_cast<std::size_t>(n);
-    }
-    std::size_t body = (std::size_t{header[4]} << 24) | (std::size_t{header[5]} << 16) |
-                       (std::size_t{header[6]} << 8) | header[7];
-    std::vector<char> skip(body);
-    got = 0;
-    while (got < body) {
-      auto n = ::recv(fd, skip.data() + got, body - got, 0);
-      if (n <= 0) break;
-      got += static_cast<std::size_t>(n);
-    }
-    wire::connect_response hello;
-    hello.qmgr_name = "QM1";
-    hello.user = "alice";
-    bytes out;
-    wire::encode_response(wire::frame_type::connect, hello, out);
-    (void)::send(fd, out.data(), out.size(), MSG_NOSIGNAL);
-    // Then silence: read and drop until the client gives up (or 5 s, so that a client without a deadline
-    // fails the test instead of hanging it).
-    for (;;) {
-      pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, 5000) <= 0) break;
-      char buf[4096];
-      if (::recv(fd, buf, sizeof buf, 0) <= 0) break;
-    }
-    ::close(fd);
-  });
-  auto c = tcp(ntohs(addr.sin_port), "alice", "pw");
+  fake_qmgr fake([](int fd) { drain(fd); });
+  ASSERT_NE(fake.port, 0);
+  auto c = tcp(fake.port, "alice", "pw");
   ASSERT_TRUE(c.ok()) << c.error().to_string();
   auto t0 = std::chrono::steady_clock::now();
   mq::mqmd md;
@@ -953,8 +982,26 @@ TEST_F(server_test, a_call_the_server_never_answers_breaks_after_the_margin) {
   EXPECT_LT(took, std::chrono::milliseconds(3000));
   EXPECT_GE(took, std::chrono::milliseconds(350));
   c->reset();
-  fake.join();
-  ::close(lfd);
+}
+
+// One deadline for the whole call, however the answer drips: a byte every 100 ms (each read the
+// client's socket makes gets one) still ends the call at its margin, not one margin after the last byte.
+TEST_F(server_test, an_answer_that_drips_still_breaks_at_the_margin) {
+  scoped_env margin{"IMSB_CLIENT_CALL_TIMEOUT_MS", "400"};
+  fake_qmgr fake([](int fd) { drain(fd, std::chrono::milliseconds(100)); });
+  ASSERT_NE(fake.port, 0);
+  auto c = tcp(fake.port, "alice", "pw");
+  ASSERT_TRUE(c.ok()) << c.error().to_string();
+  auto t0 = std::chrono::steady_clock::now();
+  mq::mqmd md;
+  auto r = (*c)->put1({"Q1", ""}, md, bytes_view::of(std::string("x")), mq::MQPMO_NO_SYNCPOINT);
+  auto took = std::chrono::steady_clock::now() - t0;
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(rc_of(r.error()), mq::MQRC_CONNECTION_BROKEN) << r.error().to_string();
+  // 11 bytes at 100 ms would take 1.1 s: a deadline renewed by each byte would end later still.
+  EXPECT_LT(took, std::chrono::milliseconds(1000));
+  EXPECT_GE(took, std::chrono::milliseconds(350));
+  c->reset();
 }
 
 class server_login_limits_test : public server_test {

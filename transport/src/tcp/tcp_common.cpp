@@ -303,6 +303,15 @@ std::size_t stream::read_available(asio::mutable_buffer buffer, boost::system::e
   return ec ? 0 : plain_->read_some(buffer, ec);
 }
 
+std::size_t stream::write_available(asio::const_buffer buffer, boost::system::error_code& ec) {
+  if (local_) {
+    if (!local_->non_blocking()) local_->non_blocking(true, ec);
+    return ec ? 0 : local_->write_some(buffer, ec);
+  }
+  if (!plain_->non_blocking()) plain_->non_blocking(true, ec);
+  return ec ? 0 : plain_->write_some(buffer, ec);
+}
+
 void stream::async_read(asio::mutable_buffer buffer, io_handler handler) {
   on_layer([&](auto& layer) { asio::async_read(layer, buffer, std::move(handler)); });
 }

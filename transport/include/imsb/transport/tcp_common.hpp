@@ -109,6 +109,10 @@ class stream {
   // Plain TCP and Unix sockets: what the socket holds now, at most the buffer; would_block when nothing,
   // eof at the end. Never waits.
   std::size_t read_available(boost::asio::mutable_buffer buffer, boost::system::error_code& ec);
+  // Plain TCP and Unix sockets: writes what the socket takes now, at most the buffer; would_block when it
+  // takes nothing. Never waits. (A reply written here needs no completion handler queued: the caller goes
+  // on at once, async_write only for what is left.)
+  std::size_t write_available(boost::asio::const_buffer buffer, boost::system::error_code& ec);
   // Reads until the buffer is full (or an error: the handler then has the bytes read so far).
   void async_read(boost::asio::mutable_buffer buffer, io_handler handler);
   // Writes the whole buffer; the bytes must stay alive until the handler runs.
