@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "imsb/mqi/connection.hpp"
@@ -124,14 +125,55 @@ class engine {
 
   // --- shared state, guarded by mu -------------------------------------------------------------------
   mutable std::mutex mu;
+  // The engine's own waits: a checkpoint running, log waiters at the end. Gets and dispatchers wait on
+  // their own (waiter).
   std::condition_variable cv;
   // Counts the changes a waiter may be waiting for (a message made visible or unlocked, a unit of work
   // ended, a queue altered, a connection stopped or broken, the queue manager ending); a consumer's
   // dispatcher waits for it to move (async_consume.hpp). Wraps.
   std::uint32_t change_mark = 0;
-  void changed() {  // mu held: the mark moves and every waiter looks again
+
+  // A thread waiting for a change (docs/design/concurrency.md "The queue manager") [D]: a waiting MQGET for a
+  // message made visible or unlocked on its own queue, a consumer's dispatcher for that on any queue;
+  // both for a change of their connection (stopped, woken, broken, disconnected) and for what concerns
+  // everyone (a definition changed, quiescing, the end). Each waits on its own condition variable, so a
+  // change wakes only the waiters it concerns. Registered while it lives; mu held to make and end it.
+  class waiter {
+   public:
+    // queue: a get's local queue; "" for a dispatcher.
+    waiter(engine& e, const conn_state* conn, const std::string& queue)
+        : e_(e), conn_(conn), at_(e.waiters.emplace(queue, this)) {}
+    ~waiter() { e_.waiters.erase(at_); }
+    waiter(const waiter&) = delete;
+    waiter& operator=(const waiter&) = delete;
+    std::condition_variable cv;
+    const conn_state* conn() const noexcept { return conn_; }
+
+   private:
+    engine& e_;
+    const conn_state* conn_;
+    std::multimap<std::string, waiter*, std::less<>>::iterator at_;
+  };
+  std::multimap<std::string, waiter*, std::less<>> waiters;  // by queue; "" dispatchers
+  void changed() {                                           // mu held: every waiter looks again
     ++change_mark;
-    cv.notify_all();
+    for (auto& [queue, w] : waiters) wake(*w);
+  }
+  void changed(std::string_view queue) {  // mu held: a message on `queue` may be taken
+    ++change_mark;
+    for (auto [it, end] = waiters.equal_range(queue); it != end; ++it) wake(*it->second);
+    if (!queue.empty())
+      for (auto [it, end] = waiters.equal_range(std::string_view{}); it != end; ++it) wake(*it->second);
+  }
+  void changed(const conn_state& c) {  // mu held: c stopped, woken, broken or disconnected
+    ++change_mark;
+    for (auto& [queue, w] : waiters)
+      if (w->conn() == &c) wake(*w);
+  }
+  void changed(std::vector<const std::string*>& names);  // mu held: changed(q) once for each named
+  void wake(waiter& w) {
+    ++counters.wakeups;
+    w.cv.notify_one();
   }
   queue_manager_store store;
   qmgr_lock lock;

@@ -209,7 +209,7 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
   void stop() noexcept override {
     const std::lock_guard<std::mutex> lk(e_->mu);
     c_->stopped = true;
-    e_->changed();  // the waiting get or dispatcher, if any, looks again and sees the stop
+    e_->changed(*c_);  // the waiting get or dispatcher, if any, looks again and sees the stop
   }
 
   // consume_backend
@@ -217,7 +217,8 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
     std::unique_lock<std::mutex> lk(e_->mu);
     if (wait) {
       detail::blocking_region waiting;  // blocking.hpp
-      e_->cv.wait(lk, [&] {
+      engine::waiter w(*e_, c_.get(), std::string());
+      w.cv.wait(lk, [&] {
         return e_->change_mark != mark || c_->woken || c_->stopped || c_->broken || c_->disconnected;
       });
       c_->woken = false;
@@ -227,7 +228,7 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
   void wake() noexcept override {
     const std::lock_guard<std::mutex> lk(e_->mu);
     c_->woken = true;
-    e_->cv.notify_all();
+    e_->changed(*c_);
   }
   mqi::result<std::int32_t> open_options(mqi::hobj handle) override {
     std::unique_lock<std::mutex> lk(e_->mu);
@@ -255,6 +256,7 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
     }
     while (!c_->handles.empty()) e_->close_handle_locked(*c_, c_->handles.begin()->first);
     c_->disconnected = true;
+    e_->changed(*c_);  // (a dispatcher of its own, if one still waits)
     e_->conns.erase(c_->id);
     auto r = e_->finish(lk, batch, "MQDISC");
     if (!r) return r.error();
@@ -742,11 +744,12 @@ mqi::result<mqi::message> local_connection::get_impl(mqi::hobj handle, const mqi
       return mqi_error("MQGET", mq::MQRC_NO_MSG_AVAILABLE, "no message on " + h.local_queue);
     }
     waited = true;
-    detail::blocking_region waiting;  // blocking.hpp
+    detail::blocking_region waiting;               // blocking.hpp
+    engine::waiter w(e, c_.get(), h.local_queue);  // woken by its queue, its connection, or everyone
     if (unlimited)
-      e.cv.wait(lk);
+      w.cv.wait(lk);
     else
-      e.cv.wait_until(lk, deadline);
+      w.cv.wait_until(lk, deadline);
   }
 }
 

@@ -102,6 +102,7 @@ void engine::refresh_queue_files() {
 void engine::refresh_after_catalog_change() {
   snap = catalog.snapshot();
   refresh_queue_files();
+  changed();  // a waiting get looks again: its queue may be GET(DISABLED) or gone now
   for (auto it = queues.begin(); it != queues.end();) {
     const objects::object_record* rec = queue_record(it->first);
     if (rec == nullptr || rec->type != objects::object_type::qlocal)
@@ -252,6 +253,8 @@ void engine::report(rules::report_kind kind, const msg_entry& e, conn_state* uow
 }
 
 void engine::settle_locked(log_batch& batch, bool durable) {
+  // The queues where a message may now be taken: put and made visible, or got and given back.
+  std::vector<const std::string*> takeable;
   for (const uow_op& op : batch.pending) {
     auto qit = queues.find(op.queue);
     if (qit == queues.end()) continue;  // the queue was deleted meanwhile
@@ -269,9 +272,19 @@ void engine::settle_locked(log_batch& batch, bool durable) {
       // The get never happened: unlocked, BackoutCount as it was (not a backout) [D].
       e.locked_by = 0;
     }
+    if (op.put == durable && (takeable.empty() || *takeable.back() != op.queue))
+      takeable.push_back(&op.queue);
   }
+  changed(takeable);
   batch.pending.clear();
-  changed();
+}
+
+void engine::changed(std::vector<const std::string*>& names) {
+  std::sort(names.begin(), names.end(), [](const std::string* a, const std::string* b) { return *a < *b; });
+  names.erase(std::unique(names.begin(), names.end(),
+                          [](const std::string* a, const std::string* b) { return *a == *b; }),
+              names.end());
+  for (const std::string* q : names) changed(*q);
 }
 
 void engine::commit_locked(conn_state& c, log_batch& batch) {
@@ -304,6 +317,7 @@ void engine::commit_locked(conn_state& c, log_batch& batch) {
 }
 
 void engine::backout_locked(conn_state& c, log_batch& batch) {
+  std::vector<const std::string*> takeable;  // where a message got is given back
   for (auto op = c.uow.rbegin(); op != c.uow.rend(); ++op) {
     auto qit = queues.find(op->queue);
     if (qit == queues.end()) continue;
@@ -316,6 +330,7 @@ void engine::backout_locked(conn_state& c, log_batch& batch) {
     msg_entry& e = it->second;
     e.locked_by = 0;
     ++e.backout_count;
+    takeable.push_back(&op->queue);
     // Logged so that BackoutCount survives a restart [D].
     if (e.persistent) {
       log_op b{log_op::kind::backout_count, op->queue, {}};
@@ -324,9 +339,9 @@ void engine::backout_locked(conn_state& c, log_batch& batch) {
       batch.ops.push_back(std::move(b));
     }
   }
+  changed(takeable);  // (before the clear: the names are the unit of work's)
   if (!c.uow.empty()) ++counters.backouts;
   c.uow.clear();
-  changed();
 }
 
 void engine::close_handle_locked(conn_state& c, mqi::hobj h) {
@@ -345,6 +360,7 @@ void engine::break_locked(conn_state& c, log_batch& batch) {
   backout_locked(c, batch);
   while (!c.handles.empty()) close_handle_locked(c, c.handles.begin()->first);
   c.broken = true;
+  changed(c);  // its waiting get or dispatcher, if any, ends
   conns.erase(c.id);
 }
 
@@ -383,7 +399,7 @@ result<done> engine::finish(std::unique_lock<std::mutex>& lk, log_batch& batch, 
     else
       r = l->wait_durable(seq);
     lk.lock();
-    --log_waiters;
+    if (--log_waiters == 0) cv.notify_all();  // the end waits for none
   }
   batch.ops.clear();
   settle_locked(batch, r.ok());
@@ -487,7 +503,7 @@ void engine::maybe_checkpoint(std::unique_lock<std::mutex>& lk) {
   // the extents of a full file system [D].
   checkpoint_blocked = !r.ok() && r.error().code == mq::make_mqrc(mq::MQRC_Q_SPACE_NOT_AVAILABLE);
   if (checkpoint_blocked) checkpoint_again = true;
-  changed();
+  cv.notify_all();  // what waits for the checkpoint (DELETE, the end); no get or dispatcher does
 }
 
 }  // namespace engine_detail
@@ -637,6 +653,7 @@ queue_manager::stats queue_manager::statistics() const {
   engine& e = *impl_->e;
   std::lock_guard<std::mutex> g(e.mu);
   stats s = e.counters;
+  s.waiting = e.waiters.size();
   if (e.log) s.log = e.log->statistics();
   return s;
 }

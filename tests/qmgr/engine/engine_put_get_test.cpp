@@ -2,7 +2,9 @@
 // browse, waits, exclusive input (queue_manager.hpp).
 
 #include <atomic>
+#include <chrono>
 #include <thread>
+#include <vector>
 
 #include "engine_fixture.hpp"
 
@@ -231,6 +233,53 @@ TEST_F(put_get, WaitIsWokenByAPutFromAnotherThread) {
   t.join();
   ASSERT_TRUE(got.ok()) << got.error().to_string();
   EXPECT_EQ(text_of(got->data), "wake");
+}
+
+// A change wakes only the waiters it concerns (docs/design/concurrency.md "The queue manager"): puts, commits
+// and backouts on REPLY wake none of the gets waiting on APP.IN; a put on APP.IN wakes those three, and no
+// one else (counted by the engine's test hook, not timed).
+TEST_F(put_get, AChangeOnOneQueueWakesNoGetWaitingOnAnother) {
+  auto& putter = connect();
+  const auto reply_out = open(putter, "REPLY", mq::MQOO_OUTPUT);
+  const auto reply_in = open(putter, "REPLY", mq::MQOO_INPUT_SHARED);
+  const auto in_out = open(putter, "APP.IN", mq::MQOO_OUTPUT);
+  constexpr int getters = 3;
+  std::vector<result<mqi::message>> got(getters, decode_error{});
+  std::vector<std::thread> threads;
+  for (int i = 0; i < getters; ++i) {
+    auto& c = connect();
+    const auto in = open(c, "APP.IN", mq::MQOO_INPUT_SHARED);
+    threads.emplace_back([&got, &c, in, i] {
+      auto req = no_wait(mq::MQGMO_WAIT | mq::MQGMO_NO_SYNCPOINT);
+      req.wait_interval_ms = 20000;
+      got[i] = c.get(in, req);
+    });
+  }
+  const auto waiting_since = std::chrono::steady_clock::now();
+  while (qm_->statistics().waiting < getters &&
+         std::chrono::steady_clock::now() - waiting_since < std::chrono::seconds(10))
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(qm_->statistics().waiting, std::size_t{getters});
+
+  const auto before = qm_->statistics().wakeups;
+  for (int i = 0; i < 50; ++i) ASSERT_TRUE(put(putter, reply_out, "elsewhere").ok());
+  ASSERT_TRUE(put(putter, reply_out, "persistent", md(mq::MQPER_PERSISTENT)).ok());
+  // Under syncpoint, committed; and a get from REPLY backed out, which gives its message back there.
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(put(putter, reply_out, "uow", md(), mq::MQPMO_SYNCPOINT).ok());
+  ASSERT_TRUE(putter.commit().ok());
+  ASSERT_TRUE(putter.get(reply_in, no_wait(mq::MQGMO_SYNCPOINT)).ok());
+  ASSERT_TRUE(putter.backout().ok());
+  EXPECT_EQ(qm_->statistics().wakeups, before) << "a change on REPLY woke a get waiting on APP.IN";
+  EXPECT_EQ(qm_->statistics().waiting, std::size_t{getters});
+
+  // One message on APP.IN: its three waiters are woken (any of them may take it), nobody else.
+  ASSERT_TRUE(put(putter, in_out, "for one").ok());
+  EXPECT_EQ(qm_->statistics().wakeups, before + getters);
+  ASSERT_TRUE(put(putter, in_out, "for another").ok());
+  ASSERT_TRUE(put(putter, in_out, "for the last").ok());
+  for (auto& t : threads) t.join();
+  for (const auto& g : got) EXPECT_TRUE(g.ok()) << g.error().to_string();
+  EXPECT_EQ(qm_->statistics().get_waits.message, std::uint64_t{getters});
 }
 
 TEST_F(put_get, WaitTimesOutWith2033AndQuiesceWakesWith2161) {

@@ -100,6 +100,10 @@ class queue_manager {
     struct wait_ends {
       std::uint64_t message = 0, timeout = 0, stopped = 0;
     } get_waits;
+    // Test hook [D]: notifications sent to waiting threads (MQGETs that wait, consumers' dispatchers), so
+    // that a test can tell that a change woke only the waiters it concerns.
+    std::uint64_t wakeups = 0;
+    std::size_t waiting = 0;  // threads waiting now, of those kinds
     recovery_log::stats log;
     recovered_state recovery;  // queues left empty; the counters of the start
   };
