@@ -97,36 +97,8 @@ stream::~stream() {
 }
 
 bool stream::keep_deadlines() noexcept {
-  if (ssl_ == nullptr) {
-    timed_recv_ = true;
-    return true;
-  }
   int flags = ::fcntl(fd_, F_GETFL);
   return flags >= 0 && ::fcntl(fd_, F_SETFL, flags | O_NONBLOCK) == 0;
-}
-
-bool stream::arm_receive_timeout() {
-  long long ms = 0;
-  if (deadline_) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::microseconds>(*deadline_ - clock::now()).count();
-    if (left <= 0) {
-      timed_out_ = true;
-      error_ = "timed out";
-      return false;
-    }
-    ms = (left + 99'999) / 100'000 * 100;  // up to the next 100 ms: at most that late, never early
-  }
-  if (ms == recv_timeout_ms_) return true;
-  timeval tv{};
-  tv.tv_sec = static_cast<time_t>(ms / 1000);
-  tv.tv_usec = static_cast<suseconds_t>(ms % 1000 * 1000);
-  if (::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) {
-    error_ = std::string("setsockopt(SO_RCVTIMEO) failed: ") + std::strerror(errno);
-    return false;
-  }
-  recv_timeout_ms_ = ms;
-  return true;
 }
 
 bool stream::await(short events) {
@@ -152,9 +124,8 @@ bool stream::await(short events) {
   }
 }
 
-// A plain socket is read with a blocking recv() under the receive timeout (keep_deadlines): the answer to
-// a request just sent is seldom there yet, and a read that finds nothing, or a poll before the read,
-// costs a call more [D].
+// A plain socket is polled before it is read: the answer to a request just sent is seldom there yet, and
+// a read that finds nothing would cost a call more than the poll [D].
 std::size_t stream::read_some(std::uint8_t* data, std::size_t length, bool& eof) {
   for (;;) {
     if (ssl_ != nullptr) {
@@ -171,7 +142,7 @@ std::size_t stream::read_some(std::uint8_t* data, std::size_t length, bool& eof)
       error_ = eof ? "" : "TLS read failed: " + openssl_errors();
       return 0;
     }
-    if (timed_recv_ ? !arm_receive_timeout() : !await(POLLIN)) return 0;
+    if (!await(POLLIN)) return 0;
     auto n = ::recv(fd_, data, length, 0);
     if (n > 0) return static_cast<std::size_t>(n);
     if (n == 0) {
@@ -179,7 +150,6 @@ std::size_t stream::read_some(std::uint8_t* data, std::size_t length, bool& eof)
       error_.clear();
       return 0;
     }
-    // EAGAIN: the receive timeout ran out (the deadline is looked at again), or nothing after all.
     if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
     error_ = std::string("read failed: ") + std::strerror(errno);
     return 0;
@@ -235,8 +205,7 @@ bool stream::write_all(const std::uint8_t* data, std::size_t length) {
       sent += static_cast<std::size_t>(n);
     } else {
       // MSG_NOSIGNAL: a peer that went away must give EPIPE, not kill the process with SIGPIPE.
-      // MSG_DONTWAIT: a full socket is waited on in poll(), under the deadline.
-      auto n = ::send(fd_, data + sent, want, MSG_NOSIGNAL | MSG_DONTWAIT);
+      auto n = ::send(fd_, data + sent, want, MSG_NOSIGNAL);
       if (n < 0) {
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {

@@ -51,11 +51,10 @@ class stream {
   int fd() const noexcept { return fd_; }
   SSL* ssl() const noexcept { return ssl_; }
   // Makes the stream keep deadlines: one deadline for a whole login or call, whatever the peer drips [D].
-  // TLS: the socket is made non-blocking and each read and write waits in poll() with what is left. A
-  // plain socket stays blocking and a read blocks in recv() with SO_RCVTIMEO at what is left (rounded up
-  // to 100 ms, so that calls with the same margin set it once), one call where poll-then-read was two;
-  // writes are MSG_DONTWAIT, polled when the socket is full. Without a deadline it waits as long as it
-  // takes.
+  // The socket is made non-blocking, and each read and write waits in poll() with what is left. (A
+  // blocking recv under SO_RCVTIMEO saves the poll, but made persistent round trips 0.80-0.86 of poll
+  // then recv on the 2-vCPU test machine: bench/RESULTS.md "The network layer".) Without a deadline it
+  // waits as long as it takes.
   bool keep_deadlines() noexcept;
   using clock = std::chrono::steady_clock;
   void set_deadline(std::optional<clock::time_point> deadline) noexcept {
@@ -88,9 +87,6 @@ class stream {
 
  private:
   bool await(short events);  // poll until ready or the deadline (false, error_ and timed_out_ set)
-  // The receive timeout for what is left of the deadline, set when it changes; false (error_ and
-  // timed_out_ set) when the deadline has passed.
-  bool arm_receive_timeout();
   // One read from the socket (or TLS) into data[0, length): the bytes read, 0 with error_ set (or error_
   // "" at a clean end of stream, `eof` set).
   std::size_t read_some(std::uint8_t* data, std::size_t length, bool& eof);
@@ -100,8 +96,6 @@ class stream {
   std::string error_;
   std::optional<clock::time_point> deadline_;
   bool timed_out_ = false;
-  bool timed_recv_ = false;        // a plain socket read with SO_RCVTIMEO (keep_deadlines)
-  long long recv_timeout_ms_ = 0;  // as set on the socket; 0: none
   // Read ahead: a response's header and body come in one read, not two [D].
   static constexpr std::size_t read_ahead = 4096;
   bytes rbuf_;
