@@ -222,8 +222,8 @@ constexpr std::size_t keep_buffer = 64 * 1024;
 
 // Four per core, at most 16: an io_context's sessions share its one serving runner, and on the 2-vCPU
 // test machine eight connections dealt to two io_contexts made 0.82 of the round trips of a thread each,
-// dealt to eight 0.85-0.98 from run to run (bench/RESULTS.md "The network layer"). An io_context at rest
-// costs one thread.
+// dealt to eight 0.85-0.98 from run to run, 0.99 once answers were written at once (bench/RESULTS.md "The
+// network layer"). An io_context at rest costs one thread.
 std::size_t io_context_count() {
   const unsigned cores = std::thread::hardware_concurrency();
   return std::clamp<std::size_t>(4 * std::size_t{cores}, 4, 16);
