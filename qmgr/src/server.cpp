@@ -1056,9 +1056,12 @@ void server::impl::session::end() {
     if (!disconnected_) (void)mq_->backout();
     mq_.reset();
   }
-  close_socket();  // the peer sees the end now
+  // Counted out before the socket closes: a peer that sees the end and connects again at once must find
+  // the room it left (max_connections) [D]. (session_ended drops the server's reference: ours holds it.)
+  const auto self = shared_from_this();
   pool_.remove_session();
   m_.session_ended(*this);
+  close_socket();  // the peer sees the end now
 }
 
 void server::impl::session_ended(session& s) {
