@@ -52,9 +52,9 @@ class stream {
   SSL* ssl() const noexcept { return ssl_; }
   // Makes the stream keep deadlines: one deadline for a whole login or call, whatever the peer drips [D].
   // The socket is made non-blocking, and each read and write waits in poll() with what is left. (A
-  // blocking recv under SO_RCVTIMEO saves the poll, but made persistent round trips 0.80-0.86 of poll
-  // then recv on the 2-vCPU test machine: bench/RESULTS.md "The network layer".) Without a deadline it
-  // waits as long as it takes.
+  // blocking recv under SO_RCVTIMEO saves the poll, but made persistent round trips 0.80-0.86 of a
+  // thread-per-connection server's, where poll then recv made 0.95, on the 2-vCPU test machine:
+  // bench/RESULTS.md "The network layer".) Without a deadline it waits as long as it takes.
   bool keep_deadlines() noexcept;
   using clock = std::chrono::steady_clock;
   void set_deadline(std::optional<clock::time_point> deadline) noexcept {
