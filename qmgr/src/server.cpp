@@ -540,7 +540,9 @@ class server::impl::session : public std::enable_shared_from_this<session> {
     s_->close();
     fd_ = -1;
   }
-  void end();
+  // Ends the session: counted out of the limits, then `line` logged (if any), then its unit of work backed
+  // out, then the socket closed.
+  void end(const std::function<void()>& line = {});
 
   server::impl& m_;
   runner_pool& pool_;
@@ -591,12 +593,14 @@ void server::impl::session::on_handshake(const error_code& ec) {
   if (ended_) return;
   heard_ = true;  // a TLS handshake, failed or not, is bytes from the peer
   if (ec) {
-    if (was_evicted() || timed_out_) {
-      ended_before_login("in its TLS handshake", s_->describe_error(ec));
-    } else {
-      m_.log(msg::IMB1203E, "TLS handshake with " + peer_ + " failed: " + clean(s_->describe_error(ec), 256));
-    }
-    end();
+    end([&] {
+      if (was_evicted() || timed_out_) {
+        ended_before_login("in its TLS handshake", s_->describe_error(ec));
+      } else {
+        m_.log(msg::IMB1203E,
+               "TLS handshake with " + peer_ + " failed: " + clean(s_->describe_error(ec), 256));
+      }
+    });
     return;
   }
   read_frame();
@@ -625,14 +629,16 @@ void server::impl::session::read_failed(const error_code& ec, bool inside_frame)
   } else {
     error = io_error(ec, true);
   }
-  if (!mq_) {
-    ended_before_login("before connect", error);
-  } else {
-    m_.log(msg::IMB1202W, "connection of " + who_ + " ended without MQDISC" +
-                              (error.empty() ? std::string() : ": " + error) +
-                              "; its unit of work is backed out");
-  }
-  end();
+  const bool connected = mq_ != nullptr;
+  end([&] {
+    if (!connected) {
+      ended_before_login("before connect", error);
+    } else {
+      m_.log(msg::IMB1202W, "connection of " + who_ + " ended without MQDISC" +
+                                (error.empty() ? std::string() : ": " + error) +
+                                "; its unit of work is backed out");
+    }
+  });
 }
 
 void server::impl::session::ended_before_login(const std::string& what, const std::string& error) {
@@ -1024,13 +1030,15 @@ void server::impl::session::send(wire::frame_type t, const wire::response& r, bo
 void server::impl::session::sent(const error_code& ec, bool then_end) {
   if (ended_) return;
   if (ec) {
-    if (!mq_) {
-      ended_before_login("before connect", io_error(ec, false));
-    } else if (!disconnected_) {
-      m_.log(msg::IMB1202W,
-             "connection of " + who_ + " broke: " + io_error(ec, false) + "; its unit of work is backed out");
-    }
-    end();
+    const bool connected = mq_ != nullptr;
+    end([&] {
+      if (!connected) {
+        ended_before_login("before connect", io_error(ec, false));
+      } else if (!disconnected_) {
+        m_.log(msg::IMB1202W, "connection of " + who_ + " broke: " + io_error(ec, false) +
+                                  "; its unit of work is backed out");
+      }
+    });
     return;
   }
   if (then_end) {
@@ -1044,23 +1052,27 @@ void server::impl::session::sent(const error_code& ec, bool then_end) {
   }
 }
 
-void server::impl::session::end() {
+void server::impl::session::end(const std::function<void()>& line) {
   if (ended_) return;
   ended_ = true;
   login_over_ = true;
   error_code ignored;
   login_timer_.cancel(ignored);
+  // In this order, so that whoever sees an effect of the end finds the ones before it [D]: counted out of
+  // the limits (a peer that reconnects at once, or reads the log line, finds the room it left), the log
+  // line, the backout (whoever gets the message given back finds the line), the socket closed. The server
+  // stops only once this runner has returned (its pools are joined after the sessions ended), so what
+  // follows session_ended still has its server; session_ended drops the server's reference: ours holds it.
+  const auto self = shared_from_this();
+  pool_.remove_session();
+  m_.session_ended(*this);
+  if (line) line();
   if (mq_) {
     // A connection that ends without MQDISC backs its unit of work out (connection.hpp) [C] MQ's rule
     // for a broken connection: explicitly, whatever the engine's destructor does.
     if (!disconnected_) (void)mq_->backout();
     mq_.reset();
   }
-  // Counted out before the socket closes: a peer that sees the end and connects again at once must find
-  // the room it left (max_connections) [D]. (session_ended drops the server's reference: ours holds it.)
-  const auto self = shared_from_this();
-  pool_.remove_session();
-  m_.session_ended(*this);
   close_socket();  // the peer sees the end now
 }
 
