@@ -272,8 +272,7 @@ void engine::settle_locked(log_batch& batch, bool durable) {
       // The get never happened: unlocked, BackoutCount as it was (not a backout) [D].
       e.locked_by = 0;
     }
-    if (op.put == durable && (takeable.empty() || *takeable.back() != op.queue))
-      takeable.push_back(&op.queue);
+    if (op.put == durable) takeable.push_back(&op.queue);  // (duplicates go in changed())
   }
   changed(takeable);
   batch.pending.clear();

@@ -965,6 +965,19 @@ void drain(int fd, std::optional<std::chrono::milliseconds> drip = std::nullopt)
   }
 }
 
+// A call on `c`, connected to a fake_qmgr (IMSB_CLIENT_CALL_TIMEOUT_MS 400), answers
+// MQRC_CONNECTION_BROKEN after the margin and before `at_most`.
+void expect_broken_after_the_margin(mqi::connection& c, std::chrono::milliseconds at_most) {
+  auto t0 = std::chrono::steady_clock::now();
+  mq::mqmd md;
+  auto r = c.put1({"Q1", ""}, md, bytes_view::of(std::string("x")), mq::MQPMO_NO_SYNCPOINT);
+  auto took = std::chrono::steady_clock::now() - t0;
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(rc_of(r.error()), mq::MQRC_CONNECTION_BROKEN) << r.error().to_string();
+  EXPECT_LT(took, at_most);
+  EXPECT_GE(took, std::chrono::milliseconds(350));
+}
+
 // A queue manager that stops answering after connect: the call returns
 // MQRC_CONNECTION_BROKEN after the call margin instead of blocking for ever.
 TEST_F(server_test, a_call_the_server_never_answers_breaks_after_the_margin) {
@@ -973,14 +986,7 @@ TEST_F(server_test, a_call_the_server_never_answers_breaks_after_the_margin) {
   ASSERT_NE(fake.port, 0);
   auto c = tcp(fake.port, "alice", "pw");
   ASSERT_TRUE(c.ok()) << c.error().to_string();
-  auto t0 = std::chrono::steady_clock::now();
-  mq::mqmd md;
-  auto r = (*c)->put1({"Q1", ""}, md, bytes_view::of(std::string("x")), mq::MQPMO_NO_SYNCPOINT);
-  auto took = std::chrono::steady_clock::now() - t0;
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(rc_of(r.error()), mq::MQRC_CONNECTION_BROKEN) << r.error().to_string();
-  EXPECT_LT(took, std::chrono::milliseconds(3000));
-  EXPECT_GE(took, std::chrono::milliseconds(350));
+  expect_broken_after_the_margin(**c, std::chrono::milliseconds(3000));
   c->reset();
 }
 
@@ -989,18 +995,11 @@ TEST_F(server_test, a_call_the_server_never_answers_breaks_after_the_margin) {
 TEST_F(server_test, an_answer_that_drips_still_breaks_at_the_margin) {
   scoped_env margin{"IMSB_CLIENT_CALL_TIMEOUT_MS", "400"};
   fake_qmgr fake([](int fd) { drain(fd, std::chrono::milliseconds(100)); });
+  // 11 bytes at 100 ms would take 1.1 s: a deadline renewed by each byte would end later still.
   ASSERT_NE(fake.port, 0);
   auto c = tcp(fake.port, "alice", "pw");
   ASSERT_TRUE(c.ok()) << c.error().to_string();
-  auto t0 = std::chrono::steady_clock::now();
-  mq::mqmd md;
-  auto r = (*c)->put1({"Q1", ""}, md, bytes_view::of(std::string("x")), mq::MQPMO_NO_SYNCPOINT);
-  auto took = std::chrono::steady_clock::now() - t0;
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(rc_of(r.error()), mq::MQRC_CONNECTION_BROKEN) << r.error().to_string();
-  // 11 bytes at 100 ms would take 1.1 s: a deadline renewed by each byte would end later still.
-  EXPECT_LT(took, std::chrono::milliseconds(1000));
-  EXPECT_GE(took, std::chrono::milliseconds(350));
+  expect_broken_after_the_margin(**c, std::chrono::milliseconds(1000));
   c->reset();
 }
 

@@ -294,22 +294,23 @@ void stream::async_wait_readable(done_handler handler) {
   }
 }
 
+namespace {
+// One non-blocking read_some or write_some (`op`) on a plain socket, made non-blocking first if it is not.
+template <class Socket, class Op>
+std::size_t now_on(Socket& socket, boost::system::error_code& ec, Op op) {
+  if (!socket.non_blocking()) socket.non_blocking(true, ec);
+  return ec ? 0 : op(socket);
+}
+}  // namespace
+
 std::size_t stream::read_available(asio::mutable_buffer buffer, boost::system::error_code& ec) {
-  if (local_) {
-    if (!local_->non_blocking()) local_->non_blocking(true, ec);
-    return ec ? 0 : local_->read_some(buffer, ec);
-  }
-  if (!plain_->non_blocking()) plain_->non_blocking(true, ec);
-  return ec ? 0 : plain_->read_some(buffer, ec);
+  auto op = [&](auto& s) { return s.read_some(buffer, ec); };
+  return local_ ? now_on(*local_, ec, op) : now_on(*plain_, ec, op);
 }
 
 std::size_t stream::write_available(asio::const_buffer buffer, boost::system::error_code& ec) {
-  if (local_) {
-    if (!local_->non_blocking()) local_->non_blocking(true, ec);
-    return ec ? 0 : local_->write_some(buffer, ec);
-  }
-  if (!plain_->non_blocking()) plain_->non_blocking(true, ec);
-  return ec ? 0 : plain_->write_some(buffer, ec);
+  auto op = [&](auto& s) { return s.write_some(buffer, ec); };
+  return local_ ? now_on(*local_, ec, op) : now_on(*plain_, ec, op);
 }
 
 void stream::async_read(asio::mutable_buffer buffer, io_handler handler) {
