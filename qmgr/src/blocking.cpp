@@ -9,6 +9,11 @@ blocking_hooks*& thread_blocking_hooks() noexcept {
   return hooks;
 }
 
+force_sink*& thread_force_sink() noexcept {
+  static thread_local force_sink* sink = nullptr;
+  return sink;
+}
+
 int& thread_blocking_depth() noexcept {
   static thread_local int depth = 0;
   return depth;

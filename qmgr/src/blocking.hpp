@@ -7,6 +7,15 @@
 // waits [D] (docs/design/queue-manager.md "Server threads"). Threads without hooks (programs using the
 // queue manager in-process) pay a thread-local load.
 
+#include <cstdint>
+#include <functional>
+
+#include "imsb/core/result.hpp"
+
+namespace imsb::qmgr {
+class recovery_log;
+}
+
 namespace imsb::qmgr::detail {
 
 struct blocking_hooks {
@@ -35,5 +44,24 @@ class blocking_region {
  private:
   blocking_hooks* hooks_;
 };
+
+// A log force the caller takes over. A server runner serves many connections, and a call that waits for
+// the log would hand their sockets to another runner, a wake-up and a stand-by per call, where a thread
+// per connection had none (bench/RESULTS.md "Fewer system calls per round trip"). So for the calls whose
+// log force is their last step (MQPUT, MQGET, MQCMIT, MQBACK) the server installs a sink: the engine
+// appends the batch, then, instead of waiting, leaves the log, the batch's sequence and the rest of the
+// call — settling the batch, which makes it visible or undoes it — in the sink and returns what the call
+// returns when the log succeeds. The caller must not answer before recovery_log::when_durable(seq) has
+// called back and then rest() has run (once, always: the engine's end waits for it); rest()'s failure is
+// the call's outcome instead [D] (docs/design/queue-manager.md "Server threads"). Threads without a sink
+// wait as before.
+struct force_sink {
+  recovery_log* log = nullptr;
+  std::uint64_t seq = 0;
+  std::function<result<done>()> rest;  // set by the engine when it left the force to the caller
+};
+
+// This thread's sink for the call it is making; nullptr: none (the engine waits itself).
+force_sink*& thread_force_sink() noexcept;
 
 }  // namespace imsb::qmgr::detail

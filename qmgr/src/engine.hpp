@@ -245,8 +245,14 @@ class engine {
 
   // Appends `batch` (when it has records), releases `lk`, waits until it is on disk, takes `lk` again
   // and settles the batch's pending changes (undone when the log failed: the call then changed nothing),
-  // then takes a checkpoint when the log asks for one. Returns with `lk` released.
-  result<done> finish(std::unique_lock<std::mutex>& lk, log_batch& batch, const char* call);
+  // then takes a checkpoint when the log asks for one. Returns with `lk` released. `last`: nothing of the
+  // call follows but its answer, so that a thread with a force_sink (blocking.hpp) may take the wait and
+  // the settling over; then the call returns as if the log had succeeded.
+  result<done> finish(std::unique_lock<std::mutex>& lk, log_batch& batch, const char* call,
+                      bool last = false);
+  // finish()'s end, once the log answered `r` (under lk; returns with it released).
+  result<done> settle_finished(std::unique_lock<std::mutex>& lk, log_batch& batch, result<done> r,
+                               const char* call, std::uint64_t checkpoints_before);
   void maybe_checkpoint(std::unique_lock<std::mutex>& lk);
 
   // engine_admin.cpp

@@ -154,7 +154,7 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
     if (auto bad = check("MQCMIT")) return *bad;
     log_batch batch;
     e_->commit_locked(*c_, batch);
-    auto r = e_->finish(lk, batch, "MQCMIT");
+    auto r = e_->finish(lk, batch, "MQCMIT", true);
     if (!r) return r.error();
     return mqi::done{};
   }
@@ -164,7 +164,7 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
     if (auto bad = check("MQBACK")) return *bad;
     log_batch batch;
     e_->backout_locked(*c_, batch);
-    auto r = e_->finish(lk, batch, "MQBACK");
+    auto r = e_->finish(lk, batch, "MQBACK", true);
     if (!r) return r.error();
     return mqi::done{};
   }
@@ -546,7 +546,7 @@ mqi::result<mqi::put_result> local_connection::put_locked(std::unique_lock<std::
   mqi::put_result pr{out, h.resolved_q, h.resolved_qmgr};
   // Outside syncpoint the put (and its COA) becomes visible once durable; when the log fails, finish()
   // undoes it, so that the call that failed changed nothing (recovery_log.hpp) [D].
-  auto r = e.finish(lk, batch, call);
+  auto r = e.finish(lk, batch, call, true);
   if (!r) return r.error();
   return pr;
 }
@@ -718,7 +718,7 @@ mqi::result<mqi::message> local_connection::get_impl(mqi::hobj handle, const mqi
         }
       }
       if (waited) ++e.counters.get_waits.message;
-      auto r = e.finish(lk, batch, "MQGET");
+      auto r = e.finish(lk, batch, "MQGET", true);
       if (!r) return r.error();
       if (out.data.size() < len) {
         std::string why =

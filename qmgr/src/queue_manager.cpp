@@ -10,6 +10,7 @@
 #include <fstream>
 #include <utility>
 
+#include "blocking.hpp"
 #include "engine.hpp"
 #include "imsb/core/messages.hpp"
 #include "imsb/mq/codes.hpp"
@@ -363,7 +364,7 @@ void engine::break_locked(conn_state& c, log_batch& batch) {
   conns.erase(c.id);
 }
 
-result<done> engine::finish(std::unique_lock<std::mutex>& lk, log_batch& batch, const char* call) {
+result<done> engine::finish(std::unique_lock<std::mutex>& lk, log_batch& batch, const char* call, bool last) {
   if (!batch.ops.empty() && !log) {
     // The queue manager has ended (its log is closed): nothing can be made durable, so the call fails
     // and changes nothing [D].
@@ -391,15 +392,36 @@ result<done> engine::finish(std::unique_lock<std::mutex>& lk, log_batch& batch, 
     ++log_waiters;
     recovery_log* l = log.get();
     lk.unlock();
-    const std::int32_t failed =
-        detail::engine_log_hook ? detail::engine_log_hook(detail::log_hook_point::wait) : 0;
-    if (failed != 0)
-      r = mqi_error(call, failed, "the recovery log failed (test hook)");
-    else
-      r = l->wait_durable(seq);
+    const auto logged = [l, seq, call]() -> result<done> {
+      const std::int32_t failed =
+          detail::engine_log_hook ? detail::engine_log_hook(detail::log_hook_point::wait) : 0;
+      if (failed != 0) return mqi_error(call, failed, "the recovery log failed (test hook)");
+      return l->wait_durable(seq);
+    };
+    if (detail::force_sink* sink = detail::thread_force_sink(); last && sink != nullptr && !sink->rest) {
+      // The caller waits without a thread (blocking.hpp): the rest once the batch is durable. The engine
+      // outlives it: the caller holds a connection, and the end waits for log_waiters.
+      auto kept = std::make_shared<log_batch>(std::move(batch));
+      batch = log_batch{};
+      sink->log = l;
+      sink->seq = seq;
+      sink->rest = [this, kept, logged, call, checkpoints_before]() -> result<done> {
+        result<done> outcome = logged();
+        std::unique_lock<std::mutex> relock(mu);
+        if (--log_waiters == 0) cv.notify_all();
+        return settle_finished(relock, *kept, std::move(outcome), call, checkpoints_before);
+      };
+      return std::monostate{};
+    }
+    r = logged();
     lk.lock();
     if (--log_waiters == 0) cv.notify_all();  // the end waits for none
   }
+  return settle_finished(lk, batch, std::move(r), call, checkpoints_before);
+}
+
+result<done> engine::settle_finished(std::unique_lock<std::mutex>& lk, log_batch& batch, result<done> r,
+                                     const char* call, std::uint64_t checkpoints_before) {
   batch.ops.clear();
   settle_locked(batch, r.ok());
   if (!r.ok()) {

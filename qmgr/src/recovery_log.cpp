@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -30,6 +31,7 @@ namespace imsb::qmgr {
 namespace detail {
 void (*after_checkpoint_queue_file)(std::size_t files_written) = nullptr;
 void (*after_folder_fsync)(const std::filesystem::path& folder) = nullptr;
+void (*before_log_write)() = nullptr;
 }  // namespace detail
 
 namespace {
@@ -592,6 +594,7 @@ struct recovery_log::impl {
     bytes data;
   };
   std::deque<pending_batch> pending;
+  std::multimap<std::uint64_t, std::function<void()>> watchers;  // when_durable(), by seq
   std::uint64_t next_seq = 1;
   std::uint64_t completed_seq = 0;       // every seq ≤ this is durable or failed
   std::set<std::uint64_t> failed_space;  // seqs that did not fit (2056), until waited for
@@ -615,6 +618,22 @@ struct recovery_log::impl {
   std::thread writer;
 
   void writer_loop();
+  bool durable_locked(std::uint64_t seq) const {
+    return completed_seq >= seq || fatal.has_value() || seq > closed_seq;
+  }
+  // The watchers whose batch is durable now (or never will be), to be called outside mu.
+  std::vector<std::function<void()>> due_watchers_locked() {
+    std::vector<std::function<void()>> due;
+    for (auto it = watchers.begin(); it != watchers.end();) {
+      if (!durable_locked(it->first)) {
+        ++it;
+        continue;
+      }
+      due.push_back(std::move(it->second));
+      it = watchers.erase(it);
+    }
+    return due;
+  }
   result<done> open_extent(std::uint64_t n);
 };
 
@@ -641,6 +660,11 @@ void recovery_log::impl::writer_loop() {
       std::unique_lock<std::mutex> lock(mu);
       work_cv.wait(lock, [&] { return stopping || !pending.empty(); });
       if (pending.empty()) return;  // stopping with nothing left
+      if (detail::before_log_write != nullptr) {
+        lock.unlock();
+        detail::before_log_write();
+        lock.lock();
+      }
       while (!pending.empty()) {
         work.push_back(std::move(pending.front()));
         pending.pop_front();
@@ -718,21 +742,25 @@ void recovery_log::impl::writer_loop() {
         ++fsyncs;
       }
     }
-    std::lock_guard<std::mutex> lock(mu);
-    if (error && !fatal) fatal = error;
-    failed_space.insert(no_space.begin(), no_space.end());
-    if (!no_space.empty()) space_failed = true;
-    if (written_extents.count(append_extent) != 0) append_extent_written = true;
-    completed_seq = std::max(completed_seq, work.back().seq);
-    st.fsyncs += fsyncs;
-    st.bytes += written_bytes;
-    done_cv.notify_all();
-    if (fatal) {
-      // Nothing more is written; whatever is queued fails.
-      if (!pending.empty()) completed_seq = std::max(completed_seq, pending.back().seq);
-      pending.clear();
+    std::vector<std::function<void()>> due;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (error && !fatal) fatal = error;
+      failed_space.insert(no_space.begin(), no_space.end());
+      if (!no_space.empty()) space_failed = true;
+      if (written_extents.count(append_extent) != 0) append_extent_written = true;
+      completed_seq = std::max(completed_seq, work.back().seq);
+      st.fsyncs += fsyncs;
+      st.bytes += written_bytes;
+      if (fatal) {
+        // Nothing more is written; whatever is queued fails.
+        if (!pending.empty()) completed_seq = std::max(completed_seq, pending.back().seq);
+        pending.clear();
+      }
       done_cv.notify_all();
+      if (!watchers.empty()) due = due_watchers_locked();
     }
+    for (auto& then : due) then();
   }
 }
 
@@ -755,6 +783,13 @@ void recovery_log::close() {
   impl_->work_cv.notify_all();
   impl_->done_cv.notify_all();
   if (impl_->writer.joinable() && impl_->writer.get_id() != std::this_thread::get_id()) impl_->writer.join();
+  // What the writer's last round left: batches appended after close(), which are never written.
+  std::vector<std::function<void()>> due;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    due = impl_->due_watchers_locked();
+  }
+  for (auto& then : due) then();
 }
 
 result<std::unique_ptr<recovery_log>> recovery_log::open(const std::filesystem::path& qmgr_dir,
@@ -911,11 +946,20 @@ std::uint64_t recovery_log::append(const std::vector<log_op>& batch) {
   return seq;
 }
 
+void recovery_log::when_durable(std::uint64_t seq, std::function<void()> then) {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (!impl_->durable_locked(seq)) {
+      impl_->watchers.emplace(seq, std::move(then));
+      return;
+    }
+  }
+  then();
+}
+
 result<done> recovery_log::wait_durable(std::uint64_t seq) {
   std::unique_lock<std::mutex> lock(impl_->mu);
-  const auto durable = [&] {
-    return impl_->completed_seq >= seq || impl_->fatal.has_value() || seq > impl_->closed_seq;
-  };
+  const auto durable = [&] { return impl_->durable_locked(seq); };
   if (!durable()) {
     detail::blocking_region waiting;  // a log force (blocking.hpp)
     impl_->done_cv.wait(lock, durable);

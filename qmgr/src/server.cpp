@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/x509.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -49,6 +50,7 @@
 #include "imsb/mq/constants.hpp"
 #include "imsb/objects/object.hpp"
 #include "imsb/qmgr/credentials.hpp"
+#include "imsb/qmgr/recovery_log.hpp"
 #include "imsb/transport/tcp_common.hpp"
 #include "store_io.hpp"
 #include "wait_watcher.hpp"
@@ -203,11 +205,14 @@ std::string peer_address(const sockaddr_storage& ss) {
 // several io_contexts for the sessions (io_context_count) and one for the acceptors; each new session goes
 // to the io_context with the fewest, so that busy connections seldom wait for one another's calls.
 //
-// A call that waits — a get's wait, a log force, MQSC's files, a login's password check — says so first
-// (blocking.hpp): if its io_context has no other free runner, one that stands by is woken (or started) and
-// takes over the sockets. A runner that finds another free one after its call stands by; one that stood by
-// for `runner_idle` ends, down to `min_runners` threads per io_context [D] (docs/design/queue-manager.md
-// "Server threads"). So threads follow the calls that wait, not the connections.
+// A call whose last step is a log force leaves it to the log's callback (blocking.hpp force_sink,
+// session::on_durable): its runner serves the other sockets meanwhile, and the answer follows the write.
+// Any other call that waits — a get's wait, a log force inside a call, MQSC's files, a login's password
+// check — says so first (blocking.hpp): if its io_context has no other free runner, one that stands by is
+// woken (or started) and takes over the sockets. A runner that finds another free one after its call
+// stands by; one that stood by for `runner_idle` ends, down to `min_runners` threads per io_context [D]
+// (docs/design/queue-manager.md "Server threads"). So threads follow the calls that wait, not the
+// connections.
 
 namespace {
 
@@ -224,7 +229,8 @@ constexpr std::size_t keep_buffer = 64 * 1024;
 // test machine eight connections dealt to two io_contexts made 0.82 of the round trips of a thread each,
 // dealt to eight 0.85-0.98 from run to run, 0.99 once answers were written at once (bench/RESULTS.md "The
 // network layer"). An io_context at rest costs one thread.
-std::size_t io_context_count() {
+std::size_t io_context_count(std::size_t asked) {
+  if (asked > 0) return std::min<std::size_t>(asked, 64);
   const unsigned cores = std::thread::hardware_concurrency();
   return std::clamp<std::size_t>(4 * std::size_t{cores}, 4, 16);
 }
@@ -284,6 +290,8 @@ class runner_pool {
   }
 
   void run() {
+    // Named, so that top -H, ps -L and the tests tell runners from the queue manager's other threads.
+    ::pthread_setname_np(::pthread_self(), "qm-runner");
     detail::thread_blocking_hooks() = &hooks_;
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
@@ -526,6 +534,7 @@ class server::impl::session : public std::enable_shared_from_this<session> {
   void on_frame();
   void login(const wire::request& req);
   void call(const wire::request& req);
+  void on_durable();  // the log force the call left to this session (blocking.hpp): its rest, its answer
   wire::response dispatch(const wire::request& req, bool& disconnected);
   void send(wire::frame_type t, const wire::response& r, bool then_end);
   void read_failed(const error_code& ec, bool inside_frame);
@@ -565,6 +574,10 @@ class server::impl::session : public std::enable_shared_from_this<session> {
   bytes out_;                            // the answer being written
   bytes rbuf_;                           // what was read and not yet taken as a frame (rend_ bytes)
   std::size_t rend_ = 0;
+  // A call whose log force is outstanding: the rest of it, and the answer it gives when the log succeeds.
+  std::function<result<done>()> forced_;
+  wire::frame_type forced_type_{};
+  wire::response forced_answer_;
 };
 
 void server::impl::session::begin() {
@@ -897,17 +910,53 @@ void server::impl::session::call(const wire::request& req) {
   }
   wire::response resp;
   bool disconnected = false;
+  // The calls whose log force is their last step wait for it without this runner (blocking.hpp).
+  detail::force_sink sink;
   {
     // MQSC and MQOPEN may write files (the catalog, a dynamic queue's folder): they say so here; the
     // engine says so itself for every wait (blocking.hpp).
     std::optional<detail::blocking_region> busy;
     if (std::holds_alternative<wire::mqsc_request>(req) || std::holds_alternative<wire::open_request>(req))
       busy.emplace();
+    const bool last_force = std::holds_alternative<wire::put_request>(req) ||
+                            std::holds_alternative<wire::get_request_frame>(req) ||
+                            std::holds_alternative<wire::commit_request>(req) ||
+                            std::holds_alternative<wire::backout_request>(req);
+    if (last_force) detail::thread_force_sink() = &sink;
     resp = dispatch(req, disconnected);
+    detail::thread_force_sink() = nullptr;
   }
   // (After an MQDISC whose answer is lost, disconnected_ is set: MQDISC ran, nothing to back out.)
   disconnected_ = disconnected;
+  if (sink.rest) {
+    // Answered once the batch is durable; meanwhile this runner serves the other sockets and nothing is
+    // read from this one (the client waits for the answer).
+    forced_ = std::move(sink.rest);
+    forced_type_ = wire::type_of(req);
+    forced_answer_ = std::move(resp);
+    sink.log->when_durable(sink.seq, [self = shared_from_this()] {
+      asio::post(self->s_->get_executor(), [self] { self->on_durable(); });
+    });
+    return;
+  }
   send(wire::type_of(req), resp, disconnected);
+}
+
+void server::impl::session::on_durable() {
+  // Run whatever became of the session: the engine settles the batch only here.
+  const result<done> logged = std::exchange(forced_, nullptr)();
+  if (!logged) {
+    // As the call would have answered had it waited: failed, nothing but the status.
+    forced_answer_ = std::visit(
+        [&](const auto& like) -> wire::response {
+          std::decay_t<decltype(like)> failed{};
+          failed.st = status_of(logged.error());
+          return failed;
+        },
+        forced_answer_);
+  }
+  if (ended_) return;
+  send(forced_type_, forced_answer_, disconnected_);
 }
 
 wire::response server::impl::session::dispatch(const wire::request& req, bool& disconnected) {
@@ -1389,7 +1438,7 @@ result<std::unique_ptr<server>> server::start(queue_manager& qm, server_options 
   }
   {
     std::string error;
-    for (std::size_t i = 0; i < 1 + io_context_count(); ++i) {
+    for (std::size_t i = 0; i < 1 + io_context_count(m.options.session_contexts); ++i) {
       m.pools.push_back(std::make_unique<runner_pool>([&m](const std::string& why) {
         m.log(msg::IMB1203E,
               "no thread for one more server runner (" + why + "); connections wait until a runner is free");

@@ -8,7 +8,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <fstream>
+#include <future>
+#include <mutex>
 #include <thread>
 
 #include "imsb/mq/codes.hpp"
@@ -260,6 +264,75 @@ TEST_F(LogTest, AFailedWriteEndsTheLogForEveryLaterCall) {
   ASSERT_FALSE(later.ok());
   EXPECT_EQ(later.error().code, mq::make_mqrc(mq::MQRC_RESOURCE_PROBLEM));
   EXPECT_FALSE(log->needs_checkpoint());
+}
+
+// when_durable: called by the writer once the batch is on disk and not before; at once for a batch that is
+// durable already; for a batch after close(), which is never written, by close() or at once; and after a
+// failed write for every batch, with wait_durable then answering without a wait.
+TEST_F(LogTest, WhenDurableCallsBackOnceTheBatchIsOnDiskOrNeverWillBe) {
+  recovered_state state;
+  auto log = open_log(state);
+  ASSERT_TRUE(log);
+  static std::mutex held_mu;
+  static std::condition_variable held_cv;
+  static bool held = true;
+  static int rounds = 0;
+  held = true;
+  rounds = 0;
+  detail::before_log_write = [] {
+    std::unique_lock<std::mutex> lock(held_mu);
+    ++rounds;
+    held_cv.notify_all();
+    held_cv.wait(lock, [] { return !held; });
+  };
+  std::atomic<int> called{0};
+  const auto seq = log->append({put_op("A", make_message(1))});
+  log->when_durable(seq, [&] { ++called; });
+  {
+    std::unique_lock<std::mutex> lock(held_mu);
+    held_cv.wait(lock, [] { return rounds > 0; });  // the writer holds the batch, not written yet
+  }
+  EXPECT_EQ(called.load(), 0);
+  {
+    std::lock_guard<std::mutex> lock(held_mu);
+    held = false;
+  }
+  held_cv.notify_all();
+  ASSERT_TRUE(log->wait_durable(seq).ok());
+  for (int i = 0; i < 1000 && called.load() == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(called.load(), 1);
+  detail::before_log_write = nullptr;
+  // Durable already: at once, in this thread.
+  const auto caller = std::this_thread::get_id();
+  std::thread::id where;
+  log->when_durable(seq, [&] { where = std::this_thread::get_id(); });
+  EXPECT_EQ(where, caller);
+  // After close(): never written, called all the same; wait_durable fails it.
+  log->close();
+  const auto late = log->append({put_op("A", make_message(2))});
+  bool late_called = false;
+  log->when_durable(late, [&] { late_called = true; });
+  EXPECT_TRUE(late_called);
+  auto r = log->wait_durable(late);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, mq::make_mqrc(mq::MQRC_RESOURCE_PROBLEM));
+  EXPECT_EQ(called.load(), 1);  // each callback once
+}
+
+TEST_F(LogTest, WhenDurableCallsBackAfterAFailedWrite) {
+  recovered_state state;
+  auto log = open_log(state);
+  ASSERT_TRUE(log);
+  std::filesystem::remove_all(dir_ / "log");  // the first write cannot make its extent
+  std::promise<void> called;
+  auto done = called.get_future();
+  const auto seq = log->append({put_op("A", make_message(1))});
+  log->when_durable(seq, [&] { called.set_value(); });
+  ASSERT_EQ(done.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  auto r = log->wait_durable(seq);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, mq::make_mqrc(mq::MQRC_RESOURCE_PROBLEM));
 }
 
 // A full file system, simulated with RLIMIT_FSIZE in a child (SIGXFSZ ignored: write gets EFBIG). The

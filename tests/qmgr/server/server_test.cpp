@@ -37,6 +37,7 @@
 #include "imsb/qmgr/connect.hpp"
 #include "imsb/qmgr/credentials.hpp"
 #include "imsb/qmgr/queue_manager.hpp"
+#include "imsb/qmgr/recovery_log.hpp"
 #include "imsb/qmgr/store.hpp"
 #include "process.hpp"
 
@@ -1107,6 +1108,161 @@ TEST_F(server_test, gets_that_wait_do_not_hold_up_the_other_connections) {
   for (auto& c : conns) c->stop();  // (a failure above: end what still waits)
   for (auto& t : threads) t.join();
   EXPECT_EQ(got.load(), waiters);
+}
+
+// The server's runner threads (named qm-runner) in this process.
+std::size_t runner_threads() {
+  std::size_t n = 0;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name == "qm-runner") ++n;
+  }
+  return n;
+}
+
+// The writer of the recovery log held before its next write, until released.
+struct held_log {
+  static inline std::mutex mu;
+  static inline std::condition_variable cv;
+  static inline bool holding = false;
+  static inline int held = 0;  // rounds the writer is held in
+  held_log() {
+    holding = true;
+    held = 0;
+    detail::before_log_write = [] {
+      std::unique_lock<std::mutex> lock(mu);
+      ++held;
+      cv.notify_all();
+      cv.wait(lock, [] { return !holding; });
+      --held;
+    };
+  }
+  void release() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      holding = false;
+    }
+    cv.notify_all();
+  }
+  bool writer_held() {
+    std::unique_lock<std::mutex> lock(mu);
+    return cv.wait_for(lock, std::chrono::seconds(10), [] { return held > 0; });
+  }
+  ~held_log() {
+    release();
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [] { return held == 0; });
+    detail::before_log_write = nullptr;
+  }
+};
+
+class server_shared_context_test : public server_test {
+ protected:
+  void tweak(server_options& o) override { o.session_contexts = 1; }  // every session on one runner
+};
+
+// A persistent put outside syncpoint ends in a log force. Every session shares one io_context here: a call
+// that waited for the log in its runner would hand the other sockets to another runner, one more thread for
+// each call waiting. The server leaves the force to the log's callback instead (blocking.hpp): while the
+// log is held, twelve puts wait with no thread each, unanswered, and another connection is served; once
+// the log writes, every put is answered and on the queue.
+TEST_F(server_shared_context_test, persistent_calls_wait_for_the_log_without_a_thread_each) {
+  constexpr int putters = 12;
+  std::vector<std::unique_ptr<mqi::connection>> conns;
+  std::vector<mqi::hobj> handles;
+  for (int i = 0; i < putters; ++i) {
+    auto c = bindings();
+    ASSERT_TRUE(c.ok()) << c.error().to_string();
+    auto h = (*c)->open({"Q1", ""}, mq::MQOO_OUTPUT);
+    ASSERT_TRUE(h.ok()) << h.error().to_string();
+    handles.push_back(h->handle);
+    conns.push_back(std::move(*c));
+  }
+  auto other = bindings();
+  ASSERT_TRUE(other.ok()) << other.error().to_string();
+  const std::size_t runners_before = runner_threads();
+  const std::uint64_t puts_before = qm_->statistics().puts;
+  std::optional<held_log> log(std::in_place);
+  std::atomic<int> answered{0}, ok{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < putters; ++i) {
+    threads.emplace_back([&, i] {
+      mq::mqmd md;
+      md.persistence = mq::MQPER_PERSISTENT;
+      const std::string data = "persistent " + std::to_string(i);
+      auto r = conns[static_cast<std::size_t>(i)]->put(handles[static_cast<std::size_t>(i)], md,
+                                                       bytes_view::of(data), mq::MQPMO_NO_SYNCPOINT);
+      ++answered;
+      if (r.ok()) ++ok;
+    });
+  }
+  ASSERT_TRUE(log->writer_held());
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (qm_->statistics().puts < puts_before + putters && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  EXPECT_EQ(qm_->statistics().puts, puts_before + putters);      // every put is in the engine, its force held
+  put(**other, "Q2", "not persistent", mq::MQPMO_NO_SYNCPOINT);  // served meanwhile
+  EXPECT_EQ(answered.load(), 0);                                 // no answer before the log has the message
+  const std::size_t runners_waiting = runner_threads();
+  EXPECT_LE(runners_waiting, runners_before + 1) << "before the puts: " << runners_before;
+  log->release();
+  for (auto& t : threads) t.join();
+  log.reset();
+  EXPECT_EQ(ok.load(), putters);
+  auto a = admin();
+  const auto h = a->open({"Q1", ""}, mq::MQOO_INQUIRE);
+  ASSERT_TRUE(h.ok());
+  auto st = mqi::inquire_queue(*a, h->handle);
+  ASSERT_TRUE(st.ok()) << st.error().to_string();
+  EXPECT_EQ(st->current_depth, putters);
+}
+
+std::atomic<std::int32_t> failing_wait{0};
+std::int32_t failing_hook(detail::log_hook_point where) {
+  return where == detail::log_hook_point::wait ? failing_wait.load() : 0;
+}
+
+// The log fails after the call left its wait to the callback: the client gets the failure the call would
+// have had waiting (2102 named), and the call changed nothing — the put is not on the queue, the message
+// a get took is back.
+TEST_F(server_test, a_log_force_that_fails_after_the_call_returned_fails_the_call) {
+  auto c = bindings();
+  ASSERT_TRUE(c.ok()) << c.error().to_string();
+  auto a = admin();
+  mq::mqmd pmd;
+  pmd.persistence = mq::MQPER_PERSISTENT;
+  {
+    const auto h = a->open({"Q2", ""}, mq::MQOO_OUTPUT);
+    ASSERT_TRUE(h.ok());
+    ASSERT_TRUE(a->put(h->handle, pmd, bytes_view::of(std::string("kept")), mq::MQPMO_NO_SYNCPOINT).ok());
+  }
+  failing_wait = mq::MQRC_RESOURCE_PROBLEM;
+  detail::engine_log_hook = &failing_hook;
+  const auto out = (*c)->open({"Q1", ""}, mq::MQOO_OUTPUT);
+  ASSERT_TRUE(out.ok());
+  auto put_r = (*c)->put(out->handle, pmd, bytes_view::of(std::string("lost")), mq::MQPMO_NO_SYNCPOINT);
+  const auto in = (*c)->open({"Q2", ""}, mq::MQOO_INPUT_SHARED);
+  ASSERT_TRUE(in.ok());
+  mqi::get_request req;
+  req.options = mq::MQGMO_NO_SYNCPOINT;
+  auto get_r = (*c)->get(in->handle, req);
+  detail::engine_log_hook = nullptr;
+  ASSERT_FALSE(put_r.ok());
+  EXPECT_EQ(rc_of(put_r.error()), mq::MQRC_RESOURCE_PROBLEM) << put_r.error().to_string();
+  ASSERT_FALSE(get_r.ok());
+  EXPECT_EQ(rc_of(get_r.error()), mq::MQRC_RESOURCE_PROBLEM) << get_r.error().to_string();
+  for (const char* q : {"Q1", "Q2"}) {
+    const auto h = a->open({q, ""}, mq::MQOO_INQUIRE);
+    ASSERT_TRUE(h.ok());
+    auto st = mqi::inquire_queue(*a, h->handle);
+    ASSERT_TRUE(st.ok());
+    EXPECT_EQ(st->current_depth, std::string(q) == "Q1" ? 0 : 1) << q;
+  }
+  auto again = (*c)->get(in->handle, req);  // the log works again: the message is there to get
+  ASSERT_TRUE(again.ok()) << again.error().to_string();
+  EXPECT_EQ(text_of(again->data), "kept");
 }
 
 }  // namespace

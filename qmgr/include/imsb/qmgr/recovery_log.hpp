@@ -108,6 +108,12 @@ class recovery_log {
   // fit, which is then not in the log and must be undone by the caller in memory [D].
   std::uint64_t append(const std::vector<log_op>& batch);
   result<done> wait_durable(std::uint64_t seq);
+  // The same wait without a thread: `then` is called once wait_durable(seq) would return at once — by
+  // the writer after the write that made it durable (or that failed), by close() for a batch it will
+  // never write, or here, now, when that is already so. It is called outside the log's lock and must be
+  // short (it runs where the next write waits): the server posts the rest of the call to its runner
+  // (docs/design/queue-manager.md "Server threads") [D].
+  void when_durable(std::uint64_t seq, std::function<void()> then);
 
   // Checkpoint (above). needs_checkpoint() is true when no checkpoint is running and either the current
   // extent passed checkpoint_bytes or a write failed for space (2056) since the last begin_checkpoint()
@@ -171,6 +177,8 @@ namespace detail {
 extern void (*after_checkpoint_queue_file)(std::size_t files_written);
 // Test hook: when set, called (from any thread) after each fsync of a folder the log made durable.
 extern void (*after_folder_fsync)(const std::filesystem::path& folder);
+// Test hook: when set, the writer calls it before each round of writes (a test holds the log there).
+extern void (*before_log_write)();
 }  // namespace detail
 
 }  // namespace imsb::qmgr

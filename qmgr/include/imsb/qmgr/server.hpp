@@ -4,9 +4,10 @@
 // START LISTENER or CONTROL(QMGR), or runmqlsr; a password checked against the credential file, or a
 // client certificate with TLS). Sockets are Asio's (transport::stream): each accepted connection reads a
 // request frame (portable/include/imsb/mqi/client_protocol.hpp), calls the queue manager's in-process
-// connection and writes the response [D]. Every MQI call may block (a wait, a commit's fsync): a call that
-// waits hands the sockets to another runner thread, so an idle connection holds no thread and a waiting
-// call holds one (docs/design/queue-manager.md "Server threads").
+// connection and writes the response [D]. A call whose last step is a log force (a persistent MQPUT or
+// MQGET outside syncpoint, MQCMIT, MQBACK) is answered when the log calls back, holding no thread; any
+// other call that waits hands the sockets to another runner thread, so an idle connection holds no thread
+// and a waiting get holds one (docs/design/queue-manager.md "Server threads").
 //
 // A bad frame ends that connection (its unit of work backed out) with an IMB1xxx line in the error log;
 // so does a peer that closes or breaks the connection. Nothing a peer sends can stop the server.
@@ -44,6 +45,9 @@ struct server_options {
   int keepalive_idle_s = 60;
   int keepalive_interval_s = 10;
   int keepalive_count = 3;
+  // The io_contexts that serve the sessions, each with one serving runner thread (docs/design/
+  // queue-manager.md "Server threads"). 0: four per core, at least 4, at most 16; at most 64.
+  std::size_t session_contexts = 0;
 };
 
 class server {
