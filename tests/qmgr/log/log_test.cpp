@@ -13,8 +13,10 @@
 #include <fstream>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <thread>
 
+#include "held_log.hpp"
 #include "imsb/mq/codes.hpp"
 #include "imsb/mq/constants.hpp"
 #include "log_fixture.hpp"
@@ -273,36 +275,17 @@ TEST_F(LogTest, WhenDurableCallsBackOnceTheBatchIsOnDiskOrNeverWillBe) {
   recovered_state state;
   auto log = open_log(state);
   ASSERT_TRUE(log);
-  static std::mutex held_mu;
-  static std::condition_variable held_cv;
-  static bool held = true;
-  static int rounds = 0;
-  held = true;
-  rounds = 0;
-  detail::before_log_write = [] {
-    std::unique_lock<std::mutex> lock(held_mu);
-    ++rounds;
-    held_cv.notify_all();
-    held_cv.wait(lock, [] { return !held; });
-  };
+  std::optional<imsb::test::held_log> held(std::in_place);
   std::atomic<int> called{0};
   const auto seq = log->append({put_op("A", make_message(1))});
   log->when_durable(seq, [&] { ++called; });
-  {
-    std::unique_lock<std::mutex> lock(held_mu);
-    held_cv.wait(lock, [] { return rounds > 0; });  // the writer holds the batch, not written yet
-  }
+  ASSERT_TRUE(held->writer_held());  // the writer holds the batch, not written yet
   EXPECT_EQ(called.load(), 0);
-  {
-    std::lock_guard<std::mutex> lock(held_mu);
-    held = false;
-  }
-  held_cv.notify_all();
+  held.reset();
   ASSERT_TRUE(log->wait_durable(seq).ok());
   for (int i = 0; i < 1000 && called.load() == 0; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_EQ(called.load(), 1);
-  detail::before_log_write = nullptr;
   // Durable already: at once, in this thread.
   const auto caller = std::this_thread::get_id();
   std::thread::id where;

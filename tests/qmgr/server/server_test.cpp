@@ -30,6 +30,7 @@
 #include <string>
 #include <thread>
 
+#include "held_log.hpp"
 #include "imsb/core/messages.hpp"
 #include "imsb/mq/constants.hpp"
 #include "imsb/mqi/client_protocol.hpp"
@@ -1122,42 +1123,6 @@ std::size_t runner_threads() {
   return n;
 }
 
-// The writer of the recovery log held before its next write, until released.
-struct held_log {
-  static inline std::mutex mu;
-  static inline std::condition_variable cv;
-  static inline bool holding = false;
-  static inline int held = 0;  // rounds the writer is held in
-  held_log() {
-    holding = true;
-    held = 0;
-    detail::before_log_write = [] {
-      std::unique_lock<std::mutex> lock(mu);
-      ++held;
-      cv.notify_all();
-      cv.wait(lock, [] { return !holding; });
-      --held;
-    };
-  }
-  void release() {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      holding = false;
-    }
-    cv.notify_all();
-  }
-  bool writer_held() {
-    std::unique_lock<std::mutex> lock(mu);
-    return cv.wait_for(lock, std::chrono::seconds(10), [] { return held > 0; });
-  }
-  ~held_log() {
-    release();
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [] { return held == 0; });
-    detail::before_log_write = nullptr;
-  }
-};
-
 class server_shared_context_test : public server_test {
  protected:
   void tweak(server_options& o) override { o.session_contexts = 1; }  // every session on one runner
@@ -1184,7 +1149,7 @@ TEST_F(server_shared_context_test, persistent_calls_wait_for_the_log_without_a_t
   ASSERT_TRUE(other.ok()) << other.error().to_string();
   const std::size_t runners_before = runner_threads();
   const std::uint64_t puts_before = qm_->statistics().puts;
-  std::optional<held_log> log(std::in_place);
+  std::optional<imsb::test::held_log> log(std::in_place);
   std::atomic<int> answered{0}, ok{0};
   std::vector<std::thread> threads;
   for (int i = 0; i < putters; ++i) {
