@@ -545,7 +545,8 @@ mqi::result<mqi::put_result> local_connection::put_locked(std::unique_lock<std::
   }
   mqi::put_result pr{out, h.resolved_q, h.resolved_qmgr};
   // Outside syncpoint the put (and its COA) becomes visible once durable; when the log fails, finish()
-  // undoes it, so that the call that failed changed nothing (recovery_log.hpp) [D].
+  // undoes it, so that the call that failed changed nothing (recovery_log.hpp) [D]. The force is MQPUT's
+  // last step; MQPUT1 closes its handle after it, and the server installs no force_sink for MQPUT1.
   auto r = e.finish(lk, batch, call, true);
   if (!r) return r.error();
   return pr;

@@ -196,6 +196,8 @@ class engine_test : public ::testing::Test {
     for (const auto& l : console_) s += l + "\n";
     return s;
   }
+  // Whether a line holds `part` now. The engine writes many lines after the commit a test can see (a
+  // dead letter's IMB2008W follows its commit), so a line expected is waited for: wait_for(console_has).
   bool console_has(std::string_view part) {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& l : console_)
@@ -403,7 +405,7 @@ TEST_F(engine_test, bad_ll_goes_to_the_dlq_with_its_feedback_and_the_queue_goes_
   const std::int32_t reason = dlq_reason(*d);
   EXPECT_GE(reason, mq::MQFB_DATA_LENGTH_ZERO);
   EXPECT_LE(reason, 295);
-  EXPECT_TRUE(console_has(imsb::msg::IMB2008W));
+  EXPECT_TRUE(wait_for([&] { return console_has(imsb::msg::IMB2008W); }));
   const auto id = put({{"IVTNO   DISPLAY LAST1"}});
   EXPECT_TRUE(reply_to(id)) << console_text();
 }
@@ -415,7 +417,7 @@ TEST_F(engine_test, nak_application_error_dead_letters_with_300_plus_sense) {
   auto d = get_from("DLQ", nullptr);
   ASSERT_TRUE(d) << console_text();
   EXPECT_EQ(dlq_reason(*d), 301);
-  EXPECT_TRUE(console_has(imsb::msg::IMB2001I));
+  EXPECT_TRUE(wait_for([&] { return console_has(imsb::msg::IMB2001I); }));
   // The NAK used no number and cleared the in-flight record.
   EXPECT_TRUE(wait_for([&] {
     auto t = tpipe("CSQ0001S");
@@ -498,7 +500,8 @@ TEST_F(engine_fault_test, commit_of_the_in_flight_record_with_its_outcome_unknow
   faults_.arm(test::fault_kind::lose_reply, commits_in_flight);
   start_engine(config(), nullptr, &faults_);
   expect_exactly_one_reply();
-  EXPECT_TRUE(console_has(imsb::msg::IMB2018W)) << console_text();  // dropped, reconnected, resync
+  EXPECT_TRUE(wait_for([&] { return console_has(imsb::msg::IMB2018W); }))
+      << console_text();  // dropped, reconnected, resync
 }
 
 TEST_F(engine_fault_test, connection_lost_after_the_in_flight_record_is_settled_by_resync) {
@@ -514,7 +517,7 @@ TEST_F(engine_fault_test, connection_lost_after_the_in_flight_record_is_settled_
   });
   start_engine(config(), nullptr, &faults_);
   expect_exactly_one_reply();
-  EXPECT_TRUE(console_has(imsb::msg::IMB2018W)) << console_text();
+  EXPECT_TRUE(wait_for([&] { return console_has(imsb::msg::IMB2018W); })) << console_text();
 }
 
 TEST_F(engine_fault_test, commit_of_the_reply_with_its_outcome_unknown_is_not_put_twice) {
@@ -535,7 +538,7 @@ TEST_F(engine_fault_test, a_backout_that_fails_after_a_broken_put_leads_to_recon
   start_engine(config(), nullptr, &faults_);
   expect_exactly_one_reply();
   EXPECT_GE(faults_.refused_after_break(), 1);  // the backout, at least, met the broken connection
-  EXPECT_TRUE(console_has(imsb::msg::IMB2018W)) << console_text();
+  EXPECT_TRUE(wait_for([&] { return console_has(imsb::msg::IMB2018W); })) << console_text();
 }
 
 TEST_F(engine_fault_test, a_failed_put_of_the_in_flight_record_stops_the_queue_and_loses_nothing) {
@@ -636,7 +639,7 @@ TEST_F(engine_test, duplicate_output_is_acked_and_not_put_twice) {
     return !p.empty() && p.front().duplicates_ignored == 1;
   })) << console_text();
   EXPECT_FALSE(reply_to(id, 500)) << "a second reply";
-  EXPECT_TRUE(console_has(imsb::msg::IMB2009W));
+  EXPECT_TRUE(wait_for([&] { return console_has(imsb::msg::IMB2009W); }));
 }
 
 TEST_F(engine_test, flood_nak_backs_the_message_out_and_it_is_retried) {
@@ -644,7 +647,7 @@ TEST_F(engine_test, flood_nak_backs_the_message_out_and_it_is_retried) {
   ims_->operator_command("FAULT NAK 0030");
   const auto id = put({{"IVTNO   DISPLAY LAST1"}});
   ASSERT_TRUE(reply_to(id)) << console_text();
-  EXPECT_TRUE(console_has(imsb::msg::IMB2019W));
+  EXPECT_TRUE(wait_for([&] { return console_has(imsb::msg::IMB2019W); }));
   auto q = engine_->queues();
   ASSERT_EQ(q.size(), 1u);
   EXPECT_EQ(q[0].backouts, 1u);
@@ -692,7 +695,7 @@ TEST_F(engine_test, cm1_marker_found_at_restart_is_sent_again_and_counted) {
     auto p = engine_->partners();
     return !p.empty() && p.front().possible_duplicates == 1;
   })) << console_text();
-  EXPECT_TRUE(console_has(imsb::msg::IMB2010W));
+  EXPECT_TRUE(wait_for([&] { return console_has(imsb::msg::IMB2010W); }));
   EXPECT_TRUE(wait_for([&] { return depth("IMS.BRIDGE.Q") == 0; }));
 }
 
@@ -718,7 +721,7 @@ TEST_F(engine_test, reply_that_cannot_be_put_goes_to_the_dlq_with_its_mqrc) {
   auto d = get_from("DLQ", nullptr);
   ASSERT_TRUE(d) << console_text();
   EXPECT_EQ(dlq_reason(*d), mq::MQRC_UNKNOWN_OBJECT_NAME);
-  EXPECT_TRUE(console_has(imsb::msg::IMB2015W));
+  EXPECT_TRUE(wait_for([&] { return console_has(imsb::msg::IMB2015W); }));
   // The output was consumed all the same: the receive number moved and the Tpipe goes on.
   EXPECT_TRUE(wait_for([&] {
     auto t = tpipe("CSQ0001S");
@@ -741,7 +744,7 @@ TEST_F(engine_test, user_refused_by_security_is_dead_lettered_with_298) {
   auto d = get_from("DLQ", nullptr);
   ASSERT_TRUE(d) << console_text();
   EXPECT_EQ(dlq_reason(*d), mq::MQFB_NOT_AUTHORIZED_FOR_IMS);
-  EXPECT_TRUE(console_has(imsb::msg::IMB2101W));
+  EXPECT_TRUE(wait_for([&] { return console_has(imsb::msg::IMB2101W); }));
 }
 
 TEST_F(engine_test, a_bridge_queue_defined_later_is_found_by_the_rescan) {
@@ -905,7 +908,7 @@ TEST_F(engine_test, a_stopped_queue_restarts_when_get_is_disabled_then_enabled) 
   auto d = get_from("DLQ", nullptr);  // the queue runs again: the bad message is dead-lettered now
   ASSERT_TRUE(d) << state() << "\n" << console_text();
   EXPECT_GE(dlq_reason(*d), mq::MQFB_DATA_LENGTH_ZERO);
-  EXPECT_TRUE(console_has(imsb::msg::IMB2153I));
+  EXPECT_TRUE(wait_for([&] { return console_has(imsb::msg::IMB2153I); }));
   const auto id = put({{"IVTNO   DISPLAY LAST2"}});
   EXPECT_TRUE(reply_to(id)) << console_text();
 }
@@ -944,7 +947,7 @@ TEST_F(engine_test, a_passticket_is_not_used_up_by_the_resend_after_a_flood_nak)
   q.authenticator = *ticket;
   const auto id = put(q);
   ASSERT_TRUE(reply_to(id)) << console_text();
-  EXPECT_TRUE(console_has(imsb::msg::IMB2019W));
+  EXPECT_TRUE(wait_for([&] { return console_has(imsb::msg::IMB2019W); }));
   EXPECT_FALSE(console_has(imsb::msg::IMB2101W)) << console_text();
   EXPECT_EQ(depth("DLQ"), 0);
 }
