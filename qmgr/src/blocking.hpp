@@ -47,7 +47,7 @@ class blocking_region {
 
 // A log force the caller takes over. A server runner serves many connections, and a call that waits for
 // the log would hand their sockets to another runner, a wake-up and a stand-by per call, where a thread
-// per connection had none (bench/RESULTS.md "Fewer system calls per round trip"). So for the calls whose
+// per connection had none (bench/RESULTS.md "A log force without a thread"). So for the calls whose
 // log force is their last step (MQPUT, MQGET, MQCMIT, MQBACK) the server installs a sink: the engine
 // appends the batch, then, instead of waiting, leaves the log, the batch's sequence and the rest of the
 // call — settling the batch, which makes it visible or undoes it — in the sink and returns what the call

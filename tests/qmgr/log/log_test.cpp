@@ -277,14 +277,17 @@ TEST_F(LogTest, WhenDurableCallsBackOnceTheBatchIsOnDiskOrNeverWillBe) {
   ASSERT_TRUE(log);
   std::optional<imsb::test::held_log> held(std::in_place);
   std::atomic<int> called{0};
+  std::promise<void> first_call;
+  auto durable = first_call.get_future();
   const auto seq = log->append({put_op("A", make_message(1))});
-  log->when_durable(seq, [&] { ++called; });
+  log->when_durable(seq, [&] {
+    if (++called == 1) first_call.set_value();
+  });
   ASSERT_TRUE(held->writer_held());  // the writer holds the batch, not written yet
   EXPECT_EQ(called.load(), 0);
   held.reset();
   ASSERT_TRUE(log->wait_durable(seq).ok());
-  for (int i = 0; i < 1000 && called.load() == 0; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(durable.wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_EQ(called.load(), 1);
   // Durable already: at once, in this thread.
   const auto caller = std::this_thread::get_id();

@@ -199,6 +199,20 @@ class server_test : public ::testing::Test {
     return fd;
   }
 
+  // `n` connections through the bindings socket, each with `queue` open with `options` (fewer on a failure,
+  // reported).
+  void open_each(int n, const std::string& queue, std::int32_t options,
+                 std::vector<std::unique_ptr<mqi::connection>>& conns, std::vector<mqi::hobj>& handles) {
+    for (int i = 0; i < n; ++i) {
+      auto c = bindings();
+      ASSERT_TRUE(c.ok()) << c.error().to_string();
+      auto h = (*c)->open({queue, ""}, options);
+      ASSERT_TRUE(h.ok()) << h.error().to_string();
+      handles.push_back(h->handle);
+      conns.push_back(std::move(*c));
+    }
+  }
+
   static void put(mqi::connection& c, const std::string& q, const std::string& data, std::int32_t pmo) {
     auto h = c.open({q, ""}, mq::MQOO_OUTPUT);
     ASSERT_TRUE(h.ok()) << h.error().to_string();
@@ -1078,14 +1092,8 @@ TEST_F(server_test, gets_that_wait_do_not_hold_up_the_other_connections) {
   constexpr int waiters = 8;
   std::vector<std::unique_ptr<mqi::connection>> conns;
   std::vector<mqi::hobj> handles;
-  for (int i = 0; i < waiters; ++i) {
-    auto c = bindings();
-    ASSERT_TRUE(c.ok()) << c.error().to_string();
-    auto h = (*c)->open({"Q1", ""}, mq::MQOO_INPUT_SHARED);
-    ASSERT_TRUE(h.ok()) << h.error().to_string();
-    handles.push_back(h->handle);
-    conns.push_back(std::move(*c));
-  }
+  open_each(waiters, "Q1", mq::MQOO_INPUT_SHARED, conns, handles);
+  ASSERT_EQ(conns.size(), static_cast<std::size_t>(waiters));
   std::atomic<int> got{0};
   std::vector<std::thread> threads;
   for (int i = 0; i < waiters; ++i) {
@@ -1137,14 +1145,8 @@ TEST_F(server_shared_context_test, persistent_calls_wait_for_the_log_without_a_t
   constexpr int putters = 12;
   std::vector<std::unique_ptr<mqi::connection>> conns;
   std::vector<mqi::hobj> handles;
-  for (int i = 0; i < putters; ++i) {
-    auto c = bindings();
-    ASSERT_TRUE(c.ok()) << c.error().to_string();
-    auto h = (*c)->open({"Q1", ""}, mq::MQOO_OUTPUT);
-    ASSERT_TRUE(h.ok()) << h.error().to_string();
-    handles.push_back(h->handle);
-    conns.push_back(std::move(*c));
-  }
+  open_each(putters, "Q1", mq::MQOO_OUTPUT, conns, handles);
+  ASSERT_EQ(conns.size(), static_cast<std::size_t>(putters));
   auto other = bindings();
   ASSERT_TRUE(other.ok()) << other.error().to_string();
   const std::size_t runners_before = runner_threads();
