@@ -320,7 +320,7 @@ TEST(XcfHostileInput, OversizedAndGarbageFramesAreRefusedWhileMembersCarryOn) {
   // Let the members run on for a while after the attack too.
   std::this_thread::sleep_for(milliseconds(500));
   exchange.finish();
-  ASSERT_TRUE(exchange.wait(milliseconds(20000))) << exchange.error();
+  ASSERT_TRUE(exchange.wait_while_moving(milliseconds(10000), milliseconds(60000))) << exchange.error();
   exchange.stop();
   EXPECT_EQ(exchange.error(), "");
   for (int lane = 0; lane < 2; ++lane) {

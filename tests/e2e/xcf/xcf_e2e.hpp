@@ -313,13 +313,25 @@ class duplex_exchange {
     }
   }
   // Until every lane delivered all and every send got its answer (the last acks may come after the
-  // last delivery on a loaded machine), or an error, or the timeout. true: all delivered and answered.
-  bool wait(milliseconds timeout) {
-    const auto until = steady::now() + timeout;
+  // last delivery on a loaded machine). true: all delivered and answered; false on an error, or once no
+  // message was delivered or answered on either lane for `stalled` (or after `cap` in all). The exchange's
+  // speed is the machine's (a shared 2-core CI runner took 55 s for 90 % of it); what must not happen is that
+  // it stops moving.
+  bool wait_while_moving(milliseconds stalled, milliseconds cap) {
+    const auto until = steady::now() + cap;
+    std::uint64_t last = progress();
+    auto moved_at = steady::now();
     while (steady::now() < until) {
       if (!error().empty()) return false;
       if (all_delivered()) return true;
       std::this_thread::sleep_for(milliseconds(5));
+      const std::uint64_t now_at = progress();
+      if (now_at != last) {
+        last = now_at;
+        moved_at = steady::now();
+      } else if (steady::now() - moved_at > stalled) {
+        return false;
+      }
     }
     return all_delivered();
   }
@@ -435,6 +447,15 @@ class duplex_exchange {
     duplex_exchange& x_;
     int side_;
   };
+
+  std::uint64_t progress() {  // deliveries and answers so far, both lanes
+    std::uint64_t n = 0;
+    for (auto& l : lanes_) {
+      std::lock_guard<std::mutex> lock(l.mu);
+      n += l.delivered.load() + l.st.acked + l.st.hub_refusals + l.st.stale_refusals;
+    }
+    return n;
+  }
 
   bool all_delivered() {
     for (auto& l : lanes_) {
