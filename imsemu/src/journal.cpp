@@ -7,9 +7,12 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <string_view>
+#include <thread>
 
 namespace imsb::imsemu {
 
@@ -575,6 +578,40 @@ result<bytes> read_all(int fd, const std::filesystem::path& path) {
   }
 }
 
+// The first `n` bytes of the file behind `fd`.
+result<bytes> read_prefix(int fd, std::uint64_t from, std::uint64_t n, const std::filesystem::path& path) {
+  bytes out(static_cast<std::size_t>(n));
+  std::size_t got = 0;
+  while (got < out.size()) {
+    const ssize_t r = ::pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(from + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return errno_error(path, "read", errno, static_cast<std::size_t>(from + got));
+    if (r == 0)
+      return errc_error(std::errc::io_error, path, static_cast<std::size_t>(from + got),
+                        "the journal is shorter than logged");
+    got += static_cast<std::size_t>(r);
+  }
+  return out;
+}
+
+// The state a file of whole records (magic first) replays to: what the compaction snapshots. Any record
+// that is not whole or does not replay is an error here: these bytes were written and synced by this
+// process, and a snapshot built past damage would hide it.
+result<journal_state> replay_whole(bytes_view file, const std::filesystem::path& path) {
+  journal_state s;
+  if (file.size() < magic.size() || !std::equal(magic.begin(), magic.end(), file.begin()))
+    return errc_error(std::errc::illegal_byte_sequence, path, 0, "not an imsemu journal (bad magic)");
+  std::size_t off = magic.size();
+  while (off < file.size()) {
+    const auto len = intact_record(file, off);
+    if (!len) return errc_error(std::errc::illegal_byte_sequence, path, off, "bad record while compacting");
+    if (auto why = replay(s, static_cast<rec>(file[off + 4]), file.sub(off + 5, *len)); !why.empty())
+      return errc_error(std::errc::illegal_byte_sequence, path, off, "record does not replay: " + why);
+    off += record_overhead + *len;
+  }
+  return s;
+}
+
 // Replaces `target` with magic + one snapshot record so that a crash leaves the old file or the new one.
 result<done> write_snapshot_file(int dir_fd, const std::filesystem::path& target, const journal_state& s) {
   const std::filesystem::path tmp = target.parent_path() / "journal.tmp";
@@ -653,19 +690,31 @@ bool operator==(const journal_state& a, const journal_state& b) {
 
 // ---- journal -----------------------------------------------------------------------------------------
 
+struct journal::background {
+  std::mutex mu;  // held by every append, and by the compaction while it copies the tail and swaps files
+  std::thread worker;
+  std::atomic<bool> running{false};
+  std::function<void()> hook;  // set before a compaction starts; read by its thread only
+  std::atomic<std::uint64_t> compactions{0};
+  mutable std::mutex error_mu;
+  std::string last_error;
+};
+
 journal::journal(journal&& other) noexcept
-    : dir_(std::move(other.dir_)),
+    : dir_((other.settle(), std::move(other.dir_))),
       path_(std::move(other.path_)),
       fd_(std::exchange(other.fd_, -1)),
       dir_fd_(std::exchange(other.dir_fd_, -1)),
       size_(other.size_),
       snapshot_end_(other.snapshot_end_),
       threshold_(other.threshold_),
-      state_(std::move(other.state_)) {}
+      state_(std::move(other.state_)),
+      bg_(std::move(other.bg_)) {}
 
 journal& journal::operator=(journal&& other) noexcept {
   if (this != &other) {
     close();
+    other.settle();
     dir_ = std::move(other.dir_);
     path_ = std::move(other.path_);
     fd_ = std::exchange(other.fd_, -1);
@@ -674,6 +723,7 @@ journal& journal::operator=(journal&& other) noexcept {
     snapshot_end_ = other.snapshot_end_;
     threshold_ = other.threshold_;
     state_ = std::move(other.state_);
+    bg_ = std::move(other.bg_);
   }
   return *this;
 }
@@ -681,12 +731,14 @@ journal& journal::operator=(journal&& other) noexcept {
 journal::~journal() { close(); }
 
 void journal::close() noexcept {
+  settle();
   if (fd_ >= 0) ::close(std::exchange(fd_, -1));
   if (dir_fd_ >= 0) ::close(std::exchange(dir_fd_, -1));  // releases the flock
 }
 
 result<journal> journal::open(const std::filesystem::path& dir, bool cold_start) {
   journal j;
+  j.bg_ = std::make_unique<background>();
   j.dir_ = dir;
   j.path_ = dir / "journal.log";
   std::error_code ec;
@@ -754,14 +806,124 @@ result<journal> journal::open(const std::filesystem::path& dir, bool cold_start)
   return j;
 }
 
+void journal::settle() noexcept {
+  if (bg_ && bg_->worker.joinable()) bg_->worker.join();
+}
+
+void journal::set_compaction_hook(std::function<void()> hook) {
+  settle();
+  bg_->hook = std::move(hook);
+}
+
+std::uint64_t journal::log_size() const noexcept {
+  if (!bg_) return size_;
+  std::lock_guard<std::mutex> lock(bg_->mu);
+  return size_;
+}
+
+std::uint64_t journal::compactions() const noexcept { return bg_ ? bg_->compactions.load() : 0; }
+
+std::string journal::last_compaction_error() const {
+  if (!bg_) return {};
+  std::lock_guard<std::mutex> lock(bg_->error_mu);
+  return bg_->last_error;
+}
+
 void journal::after_step() {
-  // The step is durable already; a failed rewrite loses nothing and is tried again after the next step.
-  if (size_ - std::min(size_, snapshot_end_) > threshold_) (void)checkpoint();
+  // The step is durable already; a failed compaction loses nothing and is tried again after a later step.
+  if (!bg_ || bg_->running.load()) return;
+  settle();  // the last one's thread has finished: collect it
+  if (fd_ < 0 || size_ - std::min(size_, snapshot_end_) <= threshold_) return;
+  // The owner's thread is the only writer of size_; the compaction snapshots the records up to here.
+  const std::uint64_t end = size_;
+  bg_->running = true;
+  bg_->worker = std::thread([this, end] {
+    auto done_it = compact(end);
+    {
+      std::lock_guard<std::mutex> lock(bg_->error_mu);
+      bg_->last_error = done_it ? std::string() : done_it.error().to_string();
+    }
+    if (done_it) ++bg_->compactions;
+    bg_->running = false;
+  });
+}
+
+result<done> journal::compact(std::uint64_t end) {
+  // 1. Without the lock: the bytes up to `end` are whole records that nothing rewrites but this thread.
+  auto file = read_prefix(fd_, 0, end, path_);
+  if (!file) return file.error();
+  auto snap = replay_whole(bytes_view(*file), path_);
+  if (!snap) return snap.error();
+  file->clear();
+  file->shrink_to_fit();
+  const std::filesystem::path tmp = dir_ / "journal.tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);  // 0600: as the log
+  if (fd < 0) return errno_error(tmp, "open", errno);
+  auto fail = [&](std::string_view what, int err) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return errno_error(tmp, what, err);
+  };
+  bytes out(magic.begin(), magic.end());
+  {
+    const bytes rec_bytes = frame(rec::snapshot, encode_snapshot(*snap));
+    out.insert(out.end(), rec_bytes.begin(), rec_bytes.end());
+  }
+  snap = journal_state{};
+  const std::uint64_t snapshot_end = out.size();
+  if (const int err = write_all(fd, out.data(), out.size()); err != 0) return fail("write", err);
+  if (::fsync(fd) != 0) return fail("fsync", errno);
+  if (bg_->hook) bg_->hook();
+
+  // 2. Under the append lock: the records logged since `end`, then the swap.
+  std::lock_guard<std::mutex> lock(bg_->mu);
+  if (fd_ < 0) return fail("compact", EBADF);
+  if (size_ > end) {
+    auto tail = read_prefix(fd_, end, size_ - end, path_);
+    if (!tail) {
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return tail.error();
+    }
+    if (const int err = write_all(fd, tail->data(), tail->size()); err != 0) return fail("write", err);
+    if (::fdatasync(fd) != 0) return fail("fdatasync", errno);
+  }
+  if (::close(fd) != 0) {
+    ::unlink(tmp.c_str());
+    return errno_error(tmp, "close", errno);
+  }
+  if (::rename(tmp.c_str(), path_.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    return errno_error(tmp, "rename", err);
+  }
+  if (::fsync(dir_fd_) != 0) return errno_error(dir_, "fsync folder", errno);
+  return reopen_after_rename(snapshot_end);
+}
+
+// The old file is gone from the folder; appends go to the new one. Called with the append lock held (or
+// with no compaction in flight).
+result<done> journal::reopen_after_rename(std::uint64_t snapshot_end) {
+  const int fd = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+  if (fd < 0) {
+    // [D] no file to append to: the journal refuses further steps rather than log into the unlinked file.
+    const int err = errno;
+    ::close(std::exchange(fd_, -1));
+    return errno_error(path_, "reopen after checkpoint", err);
+  }
+  ::close(std::exchange(fd_, fd));
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) return errno_error(path_, "fstat", errno);
+  size_ = static_cast<std::uint64_t>(st.st_size);
+  snapshot_end_ = snapshot_end;
+  return done{};
 }
 
 result<done> journal::append(std::uint8_t type, const bytes& payload) {
-  if (fd_ < 0) return errc_error(std::errc::bad_file_descriptor, path_, 0, "journal is closed");
+  if (!bg_) return errc_error(std::errc::bad_file_descriptor, path_, 0, "journal is closed");  // moved from
   const bytes r = frame(static_cast<rec>(type), payload);
+  std::lock_guard<std::mutex> lock(bg_->mu);  // a compaction swapping the file holds it
+  if (fd_ < 0) return errc_error(std::errc::bad_file_descriptor, path_, 0, "journal is closed");
   int err = write_all(fd_, r.data(), r.size());
   if (err == 0 && ::fdatasync(fd_) != 0) err = errno;
   if (err != 0) {
@@ -851,22 +1013,12 @@ result<done> journal::set_transaction_stopped(const std::string& code, bool stop
 }
 
 result<done> journal::checkpoint() {
+  settle();
   if (fd_ < 0) return errc_error(std::errc::bad_file_descriptor, path_, 0, "journal is closed");
   if (auto written = write_snapshot_file(dir_fd_, path_, state_); !written) return written;
-  // The old file is gone from the folder; appends go to the new one.
-  const int fd = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
-  if (fd < 0) {
-    // [D] no file to append to: the journal refuses further steps rather than log into the unlinked file.
-    const int err = errno;
-    ::close(std::exchange(fd_, -1));
-    return errno_error(path_, "reopen after checkpoint", err);
-  }
-  ::close(std::exchange(fd_, fd));
-  struct stat st {};
-  if (::fstat(fd_, &st) != 0) return errno_error(path_, "fstat", errno);
-  size_ = static_cast<std::uint64_t>(st.st_size);
-  snapshot_end_ = size_;
-  return done{};
+  auto reopened = reopen_after_rename(0);
+  if (reopened) snapshot_end_ = size_;
+  return reopened;
 }
 
 }  // namespace imsb::imsemu

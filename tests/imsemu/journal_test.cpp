@@ -7,8 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -355,10 +358,14 @@ TEST_F(journal_test, steps_checkpoint_by_themselves_past_the_threshold) {
       const auto size = j.log_size();
       auto in = j.log_input("C", "T", false, 0, msg(std::string(200, 'y')));
       ASSERT_TRUE(in.ok());
+      j.settle();  // the compaction a step starts runs on its own thread
       if (j.log_size() < size) ++shrinks;
       largest = std::max(largest, j.log_size());
       ASSERT_TRUE(j.commit_run(*in, "ECHO", "OK", {}, {}).ok());
+      j.settle();
     }
+    EXPECT_EQ(j.last_compaction_error(), "");
+    EXPECT_EQ(j.compactions(), static_cast<std::uint64_t>(shrinks));
     EXPECT_GT(shrinks, 5);
     // Bounded by the snapshot (ids and 200 runs) plus the threshold and one record.
     EXPECT_LT(largest, 200U * 60U + 2000U + 400U);
@@ -367,6 +374,85 @@ TEST_F(journal_test, steps_checkpoint_by_themselves_past_the_threshold) {
   journal j = open();
   EXPECT_TRUE(j.state() == before);
   EXPECT_EQ(j.state().runs.size(), 200U);
+}
+
+// No step waits for a snapshot: the compaction is held after writing its snapshot, and steps go on; the
+// records they log meanwhile are copied after the snapshot when it swaps the file in.
+TEST_F(journal_test, a_compaction_runs_off_the_message_path_and_keeps_the_steps_logged_meanwhile) {
+  journal_state before;
+  std::uint64_t held_size = 0;
+  {
+    journal j = populated();
+    j.set_checkpoint_threshold(2000);
+    std::promise<void> entered, release;
+    std::atomic<bool> hook_timed_out{false};
+    j.set_compaction_hook([&, wait = release.get_future().share()] {
+      entered.set_value();
+      if (wait.wait_for(std::chrono::seconds(30)) != std::future_status::ready) hook_timed_out = true;
+    });
+    auto cycle = [&](int i) {
+      auto in = j.log_input("C", "T", true, static_cast<std::uint32_t>(i), msg(std::string(100, 'x')));
+      ASSERT_TRUE(in.ok());
+      auto run =
+          j.commit_run(*in, "ECHO", "OK", {put("N" + std::to_string(i))}, {{"C", "T", true, msg("o")}});
+      ASSERT_TRUE(run.ok());
+      ASSERT_TRUE(j.log_output_acked(run->output_ids[0], static_cast<std::uint32_t>(i)).ok());
+    };
+    auto in_hook = entered.get_future();
+    int i = 1;
+    while (in_hook.wait_for(std::chrono::seconds(0)) != std::future_status::ready && i < 100) cycle(i++);
+    ASSERT_EQ(in_hook.wait_for(std::chrono::seconds(10)), std::future_status::ready)
+        << "no compaction started past the threshold";
+    EXPECT_TRUE(fs::exists(dir_ / "journal.tmp"));  // the snapshot, durable, not yet swapped in
+    // Three times the threshold logged while the snapshot waits: none of these steps waits for it.
+    for (int k = 0; k < 60; ++k) cycle(i++);
+    EXPECT_EQ(j.compactions(), 0U);
+    held_size = j.log_size();
+    release.set_value();
+    j.settle();
+    EXPECT_FALSE(hook_timed_out.load()) << "a step waited for the compaction";
+    EXPECT_EQ(j.compactions(), 1U);
+    EXPECT_EQ(j.last_compaction_error(), "");
+    EXPECT_LT(j.log_size(), held_size);
+    EXPECT_EQ(fs::file_size(log()), j.log_size());
+    EXPECT_FALSE(fs::exists(dir_ / "journal.tmp"));
+    j.set_compaction_hook({});
+    cycle(i++);  // appends go to the new file
+    EXPECT_EQ(fs::file_size(log()), j.log_size());
+    before = j.state();
+  }
+  journal j = open();
+  EXPECT_TRUE(j.state() == before);
+  EXPECT_GE(j.state().runs.size(), 62U);
+}
+
+// A compaction that cannot write its snapshot loses nothing: the error is kept, steps go on in the old
+// file, and a later step compacts once it can.
+TEST_F(journal_test, a_failed_compaction_loses_nothing_and_is_tried_again) {
+  journal_state before;
+  {
+    journal j = populated();
+    j.set_checkpoint_threshold(1000);
+    fs::create_directory(dir_ / "journal.tmp");  // open(O_WRONLY) of a folder fails: EISDIR
+    for (int i = 1; i <= 20; ++i) {
+      ASSERT_TRUE(j.log_input("C", "T", false, 0, msg(std::string(200, 'z'))).ok());
+      j.settle();
+    }
+    EXPECT_EQ(j.compactions(), 0U);
+    EXPECT_NE(j.last_compaction_error().find("journal.tmp"), std::string::npos) << j.last_compaction_error();
+    const auto grown = j.log_size();
+    EXPECT_GT(grown, 4000U);
+    fs::remove(dir_ / "journal.tmp");
+    ASSERT_TRUE(j.log_input("C", "T", false, 0, msg("again")).ok());
+    j.settle();
+    EXPECT_EQ(j.compactions(), 1U);
+    EXPECT_EQ(j.last_compaction_error(), "");
+    EXPECT_LT(j.log_size(), grown);
+    before = j.state();
+  }
+  journal j = open();
+  EXPECT_TRUE(j.state() == before);
+  EXPECT_EQ(j.state().inputs.size(), before.inputs.size());
 }
 
 TEST_F(journal_test, a_leftover_checkpoint_temporary_is_ignored) {

@@ -8,6 +8,12 @@
 // the state before. A crash mid-write leaves a torn tail record: open ignores it and truncates it away.
 // A bad record followed by a good one is not a crash's doing: open reports it, naming its offset.
 // checkpoint() rewrites the file as one snapshot record (write journal.tmp, fsync, rename, fsync dir).
+// A step that takes the records after the last snapshot past the threshold starts a compaction instead,
+// off the message path [D] (docs/design/imsemu-journal.md): a thread replays the file's first E bytes
+// (whole records, never changed again) into a state of its own, writes and fsyncs that snapshot as
+// journal.tmp, then — holding the append lock only for this — copies the records appended since E after it,
+// fdatasyncs, renames it over journal.log and fsyncs the folder. A step meanwhile waits at most for that
+// last part, never for the snapshot; a crash at any point leaves the old file or the new one, both whole.
 //
 // What is logged when follows IMS [C: IMS-RS-CS]:
 //  - recoverable input is logged with the Tpipe's receive number before the ACK (log_input);
@@ -18,11 +24,13 @@
 // [D] (docs/design/resync.md, the emulator's side): per synchronized Tpipe the store keeps
 // {send_rsn, recv_rsn}; the queued output on that Tpipe is the "last output unacked".
 //
-// Not thread-safe: one owner (the engine) serialises the steps.
+// Not thread-safe: one owner (the engine) serialises the steps (the compaction thread is the journal's own).
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -125,7 +133,7 @@ class journal {
 
   const journal_state& state() const noexcept { return state_; }
   const std::filesystem::path& path() const noexcept { return path_; }
-  std::uint64_t log_size() const noexcept { return size_; }
+  std::uint64_t log_size() const noexcept;
 
   // Durable steps: when one returns a value, its record is on disk; on an error, nothing changed.
   // Logs an input before it is ACKed; creates the Tpipe on first use; sets recv_rsn when
@@ -151,7 +159,16 @@ class journal {
 
   // Rewrites the log as one snapshot record. Every step calls it once the records after the last
   // snapshot pass checkpoint_threshold() bytes (default 4 MiB [D]); the step is durable either way.
+  // Waits for a compaction in flight, then rewrites the log synchronously.
   result<done> checkpoint();
+  // Waits until no compaction is in flight (tests; close and move do it too).
+  void settle() noexcept;
+  // Test hook: called on the compaction thread once its snapshot is durable in journal.tmp, before it
+  // takes the append lock to copy the records appended since and swap the files.
+  void set_compaction_hook(std::function<void()> hook);
+  // How many background compactions swapped the file in, and the last one's error text ("" if none).
+  std::uint64_t compactions() const noexcept;
+  std::string last_compaction_error() const;
   void set_checkpoint_threshold(std::uint64_t bytes) noexcept { threshold_ = bytes; }
   std::uint64_t checkpoint_threshold() const noexcept { return threshold_; }
 
@@ -160,6 +177,8 @@ class journal {
   result<done> append(std::uint8_t type, const bytes& payload);
   void after_step();
   void close() noexcept;
+  result<done> compact(std::uint64_t end);  // the compaction thread's work (see the top of this file)
+  result<done> reopen_after_rename(std::uint64_t snapshot_end);
 
   std::filesystem::path dir_;
   std::filesystem::path path_;
@@ -169,6 +188,8 @@ class journal {
   std::uint64_t snapshot_end_ = 0;  // where the records after the file's snapshot begin
   std::uint64_t threshold_ = std::uint64_t{4} << 20;
   journal_state state_;
+  struct background;                // the compaction thread, its lock and its hook
+  std::unique_ptr<background> bg_;  // guards fd_, size_ and snapshot_end_ while a compaction runs
 };
 
 }  // namespace imsb::imsemu
