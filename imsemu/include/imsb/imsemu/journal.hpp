@@ -9,10 +9,10 @@
 // A bad record followed by a good one is not a crash's doing: open reports it, naming its offset.
 // checkpoint() rewrites the file as one snapshot record (write journal.tmp, fsync, rename, fsync dir).
 // A step that takes the records after the last snapshot past the threshold starts a compaction instead,
-// off the message path [D] (docs/design/imsemu-journal.md): a thread replays the file's first E bytes
-// (whole records, never changed again) into a state of its own, writes and fsyncs that snapshot as
-// journal.tmp, then — holding the append lock only for this — copies the records appended since E after it,
-// fdatasyncs, renames it over journal.log and fsyncs the folder. A step meanwhile waits at most for that
+// off the message path [D] (docs/design/concurrency.md, "The IMS emulator"): a thread replays the file's
+// first E bytes (whole records, never changed again) into a state of its own, writes and fsyncs that snapshot
+// as journal.tmp, then — holding the append lock only for this — copies the records appended since E after
+// it, fdatasyncs, renames it over journal.log and fsyncs the folder. A step meanwhile waits at most for that
 // last part, never for the snapshot; a crash at any point leaves the old file or the new one, both whole.
 //
 // What is logged when follows IMS [C: IMS-RS-CS]:
