@@ -12,6 +12,7 @@
 #include <cstring>
 #include <mutex>
 #include <string_view>
+#include <system_error>
 #include <thread>
 
 namespace imsb::imsemu {
@@ -837,15 +838,21 @@ void journal::after_step() {
   // The owner's thread is the only writer of size_; the compaction snapshots the records up to here.
   const std::uint64_t end = size_;
   bg_->running = true;
-  bg_->worker = std::thread([this, end] {
-    auto done_it = compact(end);
-    {
-      std::lock_guard<std::mutex> lock(bg_->error_mu);
-      bg_->last_error = done_it ? std::string() : done_it.error().to_string();
-    }
-    if (done_it) ++bg_->compactions;
+  try {
+    bg_->worker = std::thread([this, end] {
+      auto done_it = compact(end);
+      {
+        std::lock_guard<std::mutex> lock(bg_->error_mu);
+        bg_->last_error = done_it ? std::string() : done_it.error().to_string();
+      }
+      if (done_it) ++bg_->compactions;
+      bg_->running = false;
+    });
+  } catch (const std::system_error& e) {  // no thread to be had: tried again after a later step
+    const std::lock_guard<std::mutex> lock(bg_->error_mu);
+    bg_->last_error = std::string("no compaction thread: ") + e.what();
     bg_->running = false;
-  });
+  }
 }
 
 result<done> journal::compact(std::uint64_t end) {
@@ -897,8 +904,11 @@ result<done> journal::compact(std::uint64_t end) {
     ::unlink(tmp.c_str());
     return errno_error(tmp, "rename", err);
   }
-  if (::fsync(dir_fd_) != 0) return errno_error(dir_, "fsync folder", errno);
-  return reopen_after_rename(snapshot_end);
+  // Renamed: whatever the folder's fsync says, appends must go to the new file, not the unlinked old one.
+  const int dir_err = ::fsync(dir_fd_) != 0 ? errno : 0;
+  if (auto reopened = reopen_after_rename(snapshot_end); !reopened) return reopened;
+  if (dir_err != 0) return errno_error(dir_, "fsync folder", dir_err);
+  return done{};
 }
 
 // The old file is gone from the folder; appends go to the new one. Called with the append lock held (or
