@@ -1051,6 +1051,33 @@ TEST_F(server_login_limits_test, silent_sockets_cannot_lock_out_a_real_user) {
   EXPECT_LE(count(error_log(), imsb::msg::IMB1203E), 2u) << error_log();  // once per burst, not per socket
 }
 
+// A silent peer, over TCP and over the bindings socket, sees its connection closed only after the session
+// was counted out and its line logged: the next one, opened the moment the close is seen, is let in (the
+// limit is 1) and finds the line there. A refused one would get an answer (MQRC 2025) before the close.
+TEST_F(server_limits_test, a_silent_peer_sees_the_close_only_after_the_line_and_the_room) {
+  auto port = srv_->start_listener("TCP", "127.0.0.1", 0);
+  ASSERT_TRUE(port.ok()) << port.error().to_string();
+  auto tcp_socket = [&] {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(*port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << std::strerror(errno);
+    return fd;
+  };
+  for (int round = 0; round < 6; ++round) {
+    const int fd = round % 2 == 0 ? tcp_socket() : raw_socket();
+    std::string answer;
+    ASSERT_TRUE(closed_by_peer(fd, &answer)) << "round " << round;
+    ::close(fd);
+    EXPECT_EQ(answer.size(), 0U) << "round " << round << ": refused, the one before still counted";
+    EXPECT_EQ(count(error_log(), "login timeout"), static_cast<std::size_t>(round + 1))
+        << "round " << round << "\n"
+        << error_log();
+  }
+}
+
 // One login deadline, not one per read: a peer dripping a byte at a time is closed.
 TEST_F(server_limits_test, a_dripping_peer_is_closed_at_the_login_deadline) {
   int fd = raw_socket();
