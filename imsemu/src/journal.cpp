@@ -613,9 +613,13 @@ result<journal_state> replay_whole(bytes_view file, const std::filesystem::path&
   return s;
 }
 
-// Replaces `target` with magic + one snapshot record so that a crash leaves the old file or the new one.
-result<done> write_snapshot_file(int dir_fd, const std::filesystem::path& target, const journal_state& s) {
-  const std::filesystem::path tmp = target.parent_path() / "journal.tmp";
+// journal.tmp beside the log, written and fsynced as magic + one snapshot record of `s`, and still open: a
+// compaction appends the records logged since before it renames it. On an error it is gone.
+struct snapshot_temp {
+  int fd = -1;
+  std::uint64_t length = 0;  // where the records after the snapshot begin
+};
+result<snapshot_temp> write_snapshot_temp(const std::filesystem::path& tmp, const journal_state& s) {
   // 0600: the journal holds whole inputs, UTOKENs included [D].
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return errno_error(tmp, "open", errno);
@@ -624,12 +628,32 @@ result<done> write_snapshot_file(int dir_fd, const std::filesystem::path& target
   file.insert(file.end(), rec_bytes.begin(), rec_bytes.end());
   int err = write_all(fd, file.data(), file.size());
   if (err == 0 && ::fsync(fd) != 0) err = errno;
-  if (::close(fd) != 0 && err == 0) err = errno;
   if (err != 0) {
+    ::close(fd);
     ::unlink(tmp.c_str());
     return errno_error(tmp, "write", err);
   }
-  if (::rename(tmp.c_str(), target.c_str()) != 0) return errno_error(tmp, "rename", errno);
+  return snapshot_temp{fd, file.size()};
+}
+
+// Closes the temporary file and renames it over `target`, so that a crash leaves the old file or the new
+// one; before the rename, a failure removes it. The folder is not fsynced here.
+result<done> rename_temp(int fd, const std::filesystem::path& tmp, const std::filesystem::path& target) {
+  int err = ::close(fd) != 0 ? errno : 0;
+  if (err == 0 && ::rename(tmp.c_str(), target.c_str()) != 0) err = errno;
+  if (err != 0) {
+    ::unlink(tmp.c_str());
+    return errno_error(tmp, "rename", err);
+  }
+  return done{};
+}
+
+// Replaces `target` with magic + one snapshot record of `s` (a new journal).
+result<done> write_snapshot_file(int dir_fd, const std::filesystem::path& target, const journal_state& s) {
+  const std::filesystem::path tmp = target.parent_path() / "journal.tmp";
+  auto t = write_snapshot_temp(tmp, s);
+  if (!t) return t.error();
+  if (auto renamed = rename_temp(t->fd, tmp, target); !renamed) return renamed;
   if (::fsync(dir_fd) != 0) return errno_error(target.parent_path(), "fsync folder", errno);
   return done{};
 }
@@ -861,58 +885,42 @@ result<done> journal::compact(std::uint64_t end) {
   if (!file) return file.error();
   auto snap = replay_whole(bytes_view(*file), path_);
   if (!snap) return snap.error();
-  file->clear();
-  file->shrink_to_fit();
+  file = bytes{};
   const std::filesystem::path tmp = dir_ / "journal.tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);  // 0600: as the log
-  if (fd < 0) return errno_error(tmp, "open", errno);
-  auto fail = [&](std::string_view what, int err) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return errno_error(tmp, what, err);
-  };
-  bytes out(magic.begin(), magic.end());
-  {
-    const bytes rec_bytes = frame(rec::snapshot, encode_snapshot(*snap));
-    out.insert(out.end(), rec_bytes.begin(), rec_bytes.end());
-  }
+  auto t = write_snapshot_temp(tmp, *snap);
+  if (!t) return t.error();
   snap = journal_state{};
-  const std::uint64_t snapshot_end = out.size();
-  if (const int err = write_all(fd, out.data(), out.size()); err != 0) return fail("write", err);
-  if (::fsync(fd) != 0) return fail("fsync", errno);
   if (bg_->hook) bg_->hook();
 
   // 2. Under the append lock: the records logged since `end`, then the swap.
   std::lock_guard<std::mutex> lock(bg_->mu);
-  if (fd_ < 0) return fail("compact", EBADF);
+  auto discard = [&](decode_error why) {
+    ::close(t->fd);
+    ::unlink(tmp.c_str());
+    return why;
+  };
+  if (fd_ < 0) return discard(errno_error(path_, "compact", EBADF));
   if (size_ > end) {
     auto tail = read_prefix(fd_, end, size_ - end, path_);
-    if (!tail) {
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return tail.error();
-    }
-    if (const int err = write_all(fd, tail->data(), tail->size()); err != 0) return fail("write", err);
-    if (::fdatasync(fd) != 0) return fail("fdatasync", errno);
+    if (!tail) return discard(tail.error());
+    if (const int err = write_all(t->fd, tail->data(), tail->size()); err != 0)
+      return discard(errno_error(tmp, "write", err));
+    if (::fdatasync(t->fd) != 0) return discard(errno_error(tmp, "fdatasync", errno));
   }
-  if (::close(fd) != 0) {
-    ::unlink(tmp.c_str());
-    return errno_error(tmp, "close", errno);
-  }
-  if (::rename(tmp.c_str(), path_.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    return errno_error(tmp, "rename", err);
-  }
-  // Renamed: whatever the folder's fsync says, appends must go to the new file, not the unlinked old one.
+  if (auto renamed = rename_temp(t->fd, tmp, path_); !renamed) return renamed;
+  return swap_in(t->length);
+}
+
+// journal.tmp is now journal.log. Whatever the folder's fsync says, appends must go to the new file, not
+// the unlinked old one. Called with the append lock held, or with no compaction in flight.
+result<done> journal::swap_in(std::uint64_t snapshot_end) {
   const int dir_err = ::fsync(dir_fd_) != 0 ? errno : 0;
   if (auto reopened = reopen_after_rename(snapshot_end); !reopened) return reopened;
   if (dir_err != 0) return errno_error(dir_, "fsync folder", dir_err);
   return done{};
 }
 
-// The old file is gone from the folder; appends go to the new one. Called with the append lock held (or
-// with no compaction in flight).
+// The old file is gone from the folder; appends go to the new one.
 result<done> journal::reopen_after_rename(std::uint64_t snapshot_end) {
   const int fd = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
   if (fd < 0) {
@@ -1025,10 +1033,11 @@ result<done> journal::set_transaction_stopped(const std::string& code, bool stop
 result<done> journal::checkpoint() {
   settle();
   if (fd_ < 0) return errc_error(std::errc::bad_file_descriptor, path_, 0, "journal is closed");
-  if (auto written = write_snapshot_file(dir_fd_, path_, state_); !written) return written;
-  auto reopened = reopen_after_rename(0);
-  if (reopened) snapshot_end_ = size_;
-  return reopened;
+  const std::filesystem::path tmp = dir_ / "journal.tmp";
+  auto t = write_snapshot_temp(tmp, state_);
+  if (!t) return t.error();
+  if (auto renamed = rename_temp(t->fd, tmp, path_); !renamed) return renamed;
+  return swap_in(t->length);
 }
 
 }  // namespace imsb::imsemu

@@ -56,6 +56,20 @@ class journal_test : public ::testing::Test {
     return {phonebook_change::kind::erase, ims::phone_entry{last, "", "", ""}};
   }
 
+  // One recoverable transaction on Tpipe C/T: input number n, its run (a phone-book change, one output),
+  // the output's ACK with send number n. false, reported, when a step fails.
+  static bool cycle(journal& j, std::uint32_t n) {
+    auto in = j.log_input("C", "T", true, n, msg(std::string(100, 'x')));
+    EXPECT_TRUE(in.ok()) << in.error().to_string();
+    if (!in.ok()) return false;
+    auto run = j.commit_run(*in, "ECHO", "OK", {put("N" + std::to_string(n))}, {{"C", "T", true, msg("o")}});
+    EXPECT_TRUE(run.ok()) << run.error().to_string();
+    if (!run.ok()) return false;
+    auto acked = j.log_output_acked(run->output_ids[0], n);
+    EXPECT_TRUE(acked.ok()) << acked.error().to_string();
+    return acked.ok();
+  }
+
   // A journal with some of everything in it.
   journal populated() {
     journal j = open();
@@ -322,14 +336,7 @@ TEST_F(journal_test, checkpoint_rewrites_the_log_as_a_snapshot_that_replays_the_
   std::uint64_t shrunk_to = 0;
   {
     journal j = populated();
-    for (int i = 0; i < 50; ++i) {
-      auto in = j.log_input("C", "T", true, static_cast<std::uint32_t>(i + 1), msg(std::string(100, 'x')));
-      ASSERT_TRUE(in.ok());
-      auto run =
-          j.commit_run(*in, "ECHO", "OK", {put("N" + std::to_string(i))}, {{"C", "T", true, msg("o")}});
-      ASSERT_TRUE(run.ok());
-      ASSERT_TRUE(j.log_output_acked(run->output_ids[0], static_cast<std::uint32_t>(i + 1)).ok());
-    }
+    for (std::uint32_t n = 1; n <= 50; ++n) ASSERT_TRUE(cycle(j, n));
     const auto grown = j.log_size();
     ASSERT_TRUE(j.checkpoint().ok());
     shrunk_to = j.log_size();
@@ -390,22 +397,15 @@ TEST_F(journal_test, a_compaction_runs_off_the_message_path_and_keeps_the_steps_
       entered.set_value();
       if (wait.wait_for(std::chrono::seconds(30)) != std::future_status::ready) hook_timed_out = true;
     });
-    auto cycle = [&](int i) {
-      auto in = j.log_input("C", "T", true, static_cast<std::uint32_t>(i), msg(std::string(100, 'x')));
-      ASSERT_TRUE(in.ok());
-      auto run =
-          j.commit_run(*in, "ECHO", "OK", {put("N" + std::to_string(i))}, {{"C", "T", true, msg("o")}});
-      ASSERT_TRUE(run.ok());
-      ASSERT_TRUE(j.log_output_acked(run->output_ids[0], static_cast<std::uint32_t>(i)).ok());
-    };
     auto in_hook = entered.get_future();
-    int i = 1;
-    while (in_hook.wait_for(std::chrono::seconds(0)) != std::future_status::ready && i < 100) cycle(i++);
+    std::uint32_t n = 1;
+    while (in_hook.wait_for(std::chrono::seconds(0)) != std::future_status::ready && n < 100)
+      ASSERT_TRUE(cycle(j, n++));
     ASSERT_EQ(in_hook.wait_for(std::chrono::seconds(10)), std::future_status::ready)
         << "no compaction started past the threshold";
     EXPECT_TRUE(fs::exists(dir_ / "journal.tmp"));  // the snapshot, durable, not yet swapped in
     // Three times the threshold logged while the snapshot waits: none of these steps waits for it.
-    for (int k = 0; k < 60; ++k) cycle(i++);
+    for (int k = 0; k < 60; ++k) ASSERT_TRUE(cycle(j, n++));
     EXPECT_EQ(j.compactions(), 0U);
     held_size = j.log_size();
     release.set_value();
@@ -417,7 +417,7 @@ TEST_F(journal_test, a_compaction_runs_off_the_message_path_and_keeps_the_steps_
     EXPECT_EQ(fs::file_size(log()), j.log_size());
     EXPECT_FALSE(fs::exists(dir_ / "journal.tmp"));
     j.set_compaction_hook({});
-    cycle(i++);  // appends go to the new file
+    ASSERT_TRUE(cycle(j, n++));  // appends go to the new file
     EXPECT_EQ(fs::file_size(log()), j.log_size());
     before = j.state();
   }

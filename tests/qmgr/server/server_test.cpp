@@ -189,6 +189,16 @@ class server_test : public ::testing::Test {
     return n;
   }
 
+  // A plain TCP socket connected to 127.0.0.1:port, nothing sent.
+  static int tcp_socket(std::uint16_t port) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << std::strerror(errno);
+    return fd;
+  }
   int raw_socket() {
     auto path = bindings_socket_path(prefix(), "QM1");
     int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
@@ -375,15 +385,6 @@ TEST_F(server_test, bad_frames_close_the_connection_and_are_logged) {
 TEST_F(server_test, an_ibm_mq_client_is_told_its_protocol_is_not_spoken) {
   auto port = srv_->start_listener("TEST.TCP", "127.0.0.1", 0);
   ASSERT_TRUE(port.ok()) << port.error().to_string();
-  auto tcp_socket = [&] {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<std::uint16_t>(*port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-    return fd;
-  };
   // An IBM client's first segment: TSHM, its length, conversation and request IDs, byte order 1 (big
   // endian), segment type 1 (initial data), then the rest of its 268-byte initial data.
   std::string tshm("TSHM\x00\x00\x01\x0c\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x30\x00", 20);
@@ -392,7 +393,7 @@ TEST_F(server_test, an_ibm_mq_client_is_told_its_protocol_is_not_spoken) {
   const std::string ebcdic_tsh("\xE3\xE2\xC8\x40\x00\x00\x00\x1c\x01\x01\x30\x00", 12);
   std::size_t refused = 0;
   for (int round = 0; round < 2; ++round) {
-    int fd = round == 0 ? tcp_socket() : raw_socket();
+    int fd = round == 0 ? tcp_socket(static_cast<std::uint16_t>(*port)) : raw_socket();
     const std::string& first = round == 0 ? tshm : ebcdic_tsh;
     ASSERT_EQ(::send(fd, first.data(), first.size(), MSG_NOSIGNAL), static_cast<ssize_t>(first.size()));
     std::string got;
@@ -1057,17 +1058,8 @@ TEST_F(server_login_limits_test, silent_sockets_cannot_lock_out_a_real_user) {
 TEST_F(server_limits_test, a_silent_peer_sees_the_close_only_after_the_line_and_the_room) {
   auto port = srv_->start_listener("TCP", "127.0.0.1", 0);
   ASSERT_TRUE(port.ok()) << port.error().to_string();
-  auto tcp_socket = [&] {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(*port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << std::strerror(errno);
-    return fd;
-  };
   for (int round = 0; round < 6; ++round) {
-    const int fd = round % 2 == 0 ? tcp_socket() : raw_socket();
+    const int fd = round % 2 == 0 ? tcp_socket(static_cast<std::uint16_t>(*port)) : raw_socket();
     std::string answer;
     ASSERT_TRUE(closed_by_peer(fd, &answer)) << "round " << round;
     ::close(fd);

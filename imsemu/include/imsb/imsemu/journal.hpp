@@ -178,6 +178,7 @@ class journal {
   void after_step();
   void close() noexcept;
   result<done> compact(std::uint64_t end);  // the compaction thread's work (see the top of this file)
+  result<done> swap_in(std::uint64_t snapshot_end);  // after the rename: fsync the folder, reopen
   result<done> reopen_after_rename(std::uint64_t snapshot_end);
 
   std::filesystem::path dir_;
