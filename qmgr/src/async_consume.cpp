@@ -33,7 +33,7 @@ async_consume::~async_consume() { halt(); }
 
 void async_consume::halt() noexcept {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    sync::lock_guard lock(mu_);
     stop_requested_ = true;
   }
   be_.wake();
@@ -58,7 +58,7 @@ void async_consume::set_state(state s) {
 
 std::optional<decode_error> async_consume::refuse(const char* call) const {
   if (!started_.load(std::memory_order_acquire)) return std::nullopt;
-  std::lock_guard<std::mutex> lock(mu_);
+  sync::lock_guard lock(mu_);
   if (state_ == state::started && running_ && !on_dispatcher_thread())
     return mqrc(call, mq::MQRC_HCONN_ASYNC_ACTIVE,
                 "the connection is started for asynchronous consume (MQCTL MQOP_START): only MQCTL STOP or "
@@ -74,7 +74,7 @@ void async_consume::call(const mqi::callback_descriptor& cbd, const mqi::message
     // A callback that does not end normally: the event handler hears of it [C] the MQCB topic.
     std::optional<mqi::callback_descriptor> eh;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       eh = event_handler_;
     }
     if (eh && cbd.callback_type != mq::MQCBT_EVENT_HANDLER) {
@@ -124,7 +124,7 @@ mqi::result<mqi::done> async_consume::callback(std::int32_t operation, const mqi
     }
     mqi::callback_descriptor registered = cbd;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       if (event_handler) {
         event_handler_ = registered;
       } else {
@@ -146,7 +146,7 @@ mqi::result<mqi::done> async_consume::callback(std::int32_t operation, const mqi
   // DEREGISTER, SUSPEND, RESUME of a registered callback.
   std::optional<mqi::callback_descriptor> gone;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    sync::lock_guard lock(mu_);
     if (event_handler) {
       if (!event_handler_)
         return mqrc("MQCB", mq::MQRC_CALLBACK_NOT_REGISTERED, "no event handler is registered");
@@ -181,11 +181,11 @@ void async_consume::join_thread() {
   if (thread_.joinable()) thread_.join();
 }
 
-void async_consume::begin_dispatch(std::unique_lock<std::mutex>& lk, bool on_caller) {
+void async_consume::begin_dispatch(sync::unique_lock& lk, bool on_caller) {
   if (thread_.joinable()) {  // a dispatcher that ended by itself (running_ is false: stopped)
-    lk.unlock();
+    lk.unlock(mu_);
     join_thread();
-    lk.lock();
+    lk.lock(mu_);
   }
   set_state(state::started);
   start_wait_ = on_caller;
@@ -201,7 +201,7 @@ void async_consume::begin_dispatch(std::unique_lock<std::mutex>& lk, bool on_cal
 }
 
 mqi::result<mqi::done> async_consume::control(std::int32_t operation) {
-  std::unique_lock<std::mutex> lk(mu_);
+  sync::unique_lock lk(mu_);
   const bool inside = on_dispatcher_thread();
   switch (operation) {
     case mq::MQOP_START: {
@@ -234,7 +234,7 @@ mqi::result<mqi::done> async_consume::control(std::int32_t operation) {
       lk.unlock();
       be_.wake();
       lk.lock();
-      cv_.wait(lk, [this] { return !running_; });
+      while (running_) cv_.wait(lk);
       set_state(state::stopped);
       const bool own_thread = !start_wait_;  // read under mu_
       lk.unlock();
@@ -251,7 +251,7 @@ mqi::result<mqi::done> async_consume::control(std::int32_t operation) {
       lk.unlock();
       be_.wake();
       lk.lock();
-      cv_.wait(lk, [this] { return state_ != state::started || !running_; });
+      while (state_ == state::started && running_) cv_.wait(lk);
       return mqi::done{};
     }
     case mq::MQOP_RESUME: {
@@ -291,7 +291,7 @@ mqi::result<mqi::done> async_consume::control(std::int32_t operation) {
 void async_consume::control_calls(std::int32_t call_type, std::int32_t option, std::int32_t reason) {
   std::vector<std::pair<mqi::hobj, mqi::callback_descriptor>> who;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    sync::lock_guard lock(mu_);
     for (const auto& [h, c] : consumers_)
       if ((c.cbd.options & option) != 0) who.emplace_back(h, c.cbd);
   }
@@ -308,7 +308,7 @@ void async_consume::control_calls(std::int32_t call_type, std::int32_t option, s
 void async_consume::event(std::int32_t reason) {
   std::vector<std::pair<mqi::hobj, mqi::callback_descriptor>> who;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    sync::lock_guard lock(mu_);
     if (event_handler_) who.emplace_back(mq::MQHO_NONE, *event_handler_);
     for (const auto& [h, c] : consumers_)
       if ((c.cbd.options & mq::MQCBDO_EVENT_CALL) != 0) who.emplace_back(h, c.cbd);
@@ -336,7 +336,7 @@ void async_consume::run() {
     };
     std::vector<work> pass;
     {
-      std::unique_lock<std::mutex> lk(mu_);
+      sync::unique_lock lk(mu_);
       if (suspend_requested_ && !stop_requested_) {
         suspend_requested_ = false;
         set_state(state::suspended);
@@ -347,7 +347,7 @@ void async_consume::run() {
           suspended_exit = true;
           break;
         }
-        cv_.wait(lk, [this] { return state_ != state::suspended || stop_requested_; });
+        while (state_ == state::suspended && !stop_requested_) cv_.wait(lk);
       }
       if (stop_requested_ || ended_reason_ != 0) break;
       if (start_wait_ && !any_active()) break;  // an implicit stop [C] the MQCTL topic
@@ -357,7 +357,7 @@ void async_consume::run() {
     bool delivered = false;
     for (work& w : pass) {
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        sync::lock_guard lock(mu_);
         auto it = consumers_.find(w.handle);
         if (stop_requested_ || suspend_requested_ || it == consumers_.end() || it->second.suspended) continue;
       }
@@ -379,13 +379,13 @@ void async_consume::run() {
       const std::int32_t reason = got.reason();
       if (reason == mq::MQRC_NO_MSG_AVAILABLE) continue;
       if (ends_consumption(reason)) {
-        std::lock_guard<std::mutex> lock(mu_);
+        sync::lock_guard lock(mu_);
         ended_reason_ = reason;
         break;
       }
       // This consumer's own trouble: it is told, and suspended until the application resumes it [D].
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        sync::lock_guard lock(mu_);
         auto it = consumers_.find(w.handle);
         if (it != consumers_.end()) it->second.suspended = true;
       }
@@ -397,19 +397,19 @@ void async_consume::run() {
     }
     if (delivered) continue;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       if (stop_requested_ || suspend_requested_ || ended_reason_ != 0) continue;
     }
     mark = be_.wait_for_change(mark, true);
   }
   std::int32_t ended;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    sync::lock_guard lock(mu_);
     ended = ended_reason_;
   }
   if (ended != 0) event(ended);
   if (!suspended_exit) control_calls(mq::MQCBCT_STOP_CALL, mq::MQCBDO_STOP_CALL, ended);
-  std::lock_guard<std::mutex> lock(mu_);
+  sync::lock_guard lock(mu_);
   running_ = false;
   dispatcher_ = std::thread::id();
   if (!suspended_exit) set_state(state::stopped);
@@ -417,7 +417,7 @@ void async_consume::run() {
 }
 
 std::optional<decode_error> async_consume::end_for_disconnect() {
-  std::unique_lock<std::mutex> lk(mu_);
+  sync::unique_lock lk(mu_);
   if (on_dispatcher_thread())
     return mqrc("MQDISC", mq::MQRC_ENVIRONMENT_ERROR,
                 "a callback cannot disconnect the connection it runs on [C] the MQCB_FUNCTION topic");
@@ -427,7 +427,7 @@ std::optional<decode_error> async_consume::end_for_disconnect() {
     lk.unlock();
     be_.wake();
     lk.lock();
-    cv_.wait(lk, [this] { return !running_; });
+    while (running_) cv_.wait(lk);
   }
   set_state(state::stopped);
   std::vector<std::pair<mqi::hobj, mqi::callback_descriptor>> gone;
@@ -450,7 +450,7 @@ std::optional<decode_error> async_consume::end_for_disconnect() {
 void async_consume::closed(mqi::hobj handle) {
   std::optional<mqi::callback_descriptor> gone;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    sync::lock_guard lock(mu_);
     auto it = consumers_.find(handle);
     if (it == consumers_.end()) return;
     gone = it->second.cbd;

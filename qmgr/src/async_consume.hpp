@@ -10,14 +10,13 @@
 // is missed between the pass and the wait.
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <thread>
 
 #include "imsb/mqi/connection.hpp"
+#include "imsb/sync/mutex.hpp"
 
 namespace imsb::qmgr::detail {
 
@@ -51,15 +50,15 @@ class async_consume {
 
   // For every other call: MQRC_HCONN_ASYNC_ACTIVE when consumption is started and the caller is not
   // running a callback.
-  std::optional<decode_error> refuse(const char* call) const;
+  std::optional<decode_error> refuse(const char* call) const IMSB_EXCLUDES(mu_);
   // MQDISC: from inside a callback MQRC_ENVIRONMENT_ERROR (as an error); else stops consumption and
   // deregisters every callback (DEREGISTER_CALLs made), then the caller disconnects.
-  std::optional<decode_error> end_for_disconnect();
+  std::optional<decode_error> end_for_disconnect() IMSB_EXCLUDES(mu_);
   // The connection ends without MQDISC: the dispatch stops (no STOP_CALL or DEREGISTER_CALL) and its
   // thread is joined. Not from a callback.
-  void halt() noexcept;
+  void halt() noexcept IMSB_EXCLUDES(mu_);
   // MQCLOSE of `handle` (closed): its consumer is deregistered.
-  void closed(mqi::hobj handle);
+  void closed(mqi::hobj handle) IMSB_EXCLUDES(mu_);
 
  private:
   enum class state { stopped, started, suspended };
@@ -69,35 +68,38 @@ class async_consume {
     bool suspended = false;  // MQCB SUSPEND, or suspended by an error of its own
   };
 
-  bool on_dispatcher_thread() const;
-  void run();  // the dispatch loop: MQOP_START's thread, or MQOP_START_WAIT's caller
+  bool on_dispatcher_thread() const IMSB_REQUIRES(mu_);
+  void run() IMSB_EXCLUDES(mu_);  // the dispatch loop: MQOP_START's thread, or MQOP_START_WAIT's caller
   void call(const mqi::callback_descriptor& cbd, const mqi::message* msg, const mqi::callback_context& ctx);
   void control_calls(std::int32_t call_type, std::int32_t option, std::int32_t reason);
-  void event(std::int32_t reason);  // mu_ not held
-  bool any_active() const;          // mu_ held
-  void join_thread();               // mu_ not held; not on the dispatcher thread
+  void event(std::int32_t reason) IMSB_EXCLUDES(mu_);
+  bool any_active() const IMSB_REQUIRES(mu_);
+  void join_thread() IMSB_EXCLUDES(mu_);  // not on the dispatcher thread
   // MQOP_START / START_WAIT from the stopped state: joins a dispatcher that ended by itself and marks the
   // dispatch started, on a thread of its own or (`on_caller`) the caller's. `lk` holds mu_.
-  void begin_dispatch(std::unique_lock<std::mutex>& lk, bool on_caller);
+  void begin_dispatch(sync::unique_lock& lk, bool on_caller) IMSB_REQUIRES(mu_);
 
   mqi::connection& conn_;
   consume_backend& be_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;  // state changes, for a suspended dispatcher and MQCTL STOP's wait
-  state state_ = state::stopped;
+  mutable sync::mutex mu_;
+  sync::condition_variable cv_;  // state changes, for a suspended dispatcher and MQCTL STOP's wait
+  state state_ IMSB_GUARDED_BY(mu_) = state::stopped;
   // state_ == started while a dispatch runs, readable without mu_: refuse()'s fast path on every MQI call
   // of a connection that never consumes asynchronously.
   std::atomic<bool> started_{false};
-  void set_state(state s);   // mu_ held
-  bool start_wait_ = false;  // the dispatcher runs on MQOP_START_WAIT's caller
-  bool stop_requested_ = false;
-  bool suspend_requested_ = false;
-  bool running_ = false;  // run() is on its way
-  std::thread::id dispatcher_;
+  void set_state(state s) IMSB_REQUIRES(mu_);
+  bool start_wait_ IMSB_GUARDED_BY(mu_) = false;  // the dispatcher runs on MQOP_START_WAIT's caller
+  bool stop_requested_ IMSB_GUARDED_BY(mu_) = false;
+  bool suspend_requested_ IMSB_GUARDED_BY(mu_) = false;
+  bool running_ IMSB_GUARDED_BY(mu_) = false;  // run() is on its way
+  std::thread::id dispatcher_ IMSB_GUARDED_BY(mu_);
+  // Started under mu_ (begin_dispatch) and joined outside it by the thread that controls the connection
+  // (MQCTL STOP, halt, MQDISC): never by two threads at once, so it is not guarded.
   std::thread thread_;
-  std::map<mqi::hobj, consumer> consumers_;
-  std::optional<mqi::callback_descriptor> event_handler_;
-  std::int32_t ended_reason_ = 0;  // the dispatch ended because the connection can no longer be used
+  std::map<mqi::hobj, consumer> consumers_ IMSB_GUARDED_BY(mu_);
+  std::optional<mqi::callback_descriptor> event_handler_ IMSB_GUARDED_BY(mu_);
+  std::int32_t ended_reason_ IMSB_GUARDED_BY(mu_) =
+      0;  // the dispatch ended because the connection can no longer be used
 };
 
 }  // namespace imsb::qmgr::detail

@@ -22,7 +22,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <mutex>
 #include <utility>
 
 #include "async_consume.hpp"
@@ -474,7 +473,7 @@ class client_connection final : public mqi::connection, public consume_backend {
   // A stop wakes the read the owning thread may be blocked in by shutting the socket: the server sees the
   // connection end and backs its unit of work out (connection.hpp) [D].
   void stop() noexcept override {
-    const std::lock_guard<std::mutex> lock(stream_mu_);
+    const sync::lock_guard lock(stream_mu_);
     stopped_ = true;
     if (s_) s_->shutdown();
   }
@@ -482,7 +481,7 @@ class client_connection final : public mqi::connection, public consume_backend {
     if (auto bad = consume_.end_for_disconnect()) return *bad;
     if (stopped_ && !disconnected_) {
       // The stop ended the connection; the server backed its unit of work out when it saw the close.
-      const std::lock_guard<std::mutex> lock(stream_mu_);
+      const sync::lock_guard lock(stream_mu_);
       disconnected_ = true;
       s_.reset();
       return mqi::done{};
@@ -490,7 +489,7 @@ class client_connection final : public mqi::connection, public consume_backend {
     auto r = plain(wire::disconnect_request{}, "MQDISC");
     // Whatever the answer, the connection is over: the server closes its end after MQDISC.
     if (!broken_) {
-      const std::lock_guard<std::mutex> lock(stream_mu_);
+      const sync::lock_guard lock(stream_mu_);
       disconnected_ = true;
       s_.reset();
     }
@@ -615,13 +614,15 @@ class client_connection final : public mqi::connection, public consume_backend {
                         "the connection to " + where_ + " broke: " + why};
   }
 
+  // Used by the owning thread without a lock (one call at a time); reset only under stream_mu_, which
+  // stop() takes from other threads to shut it: so not annotated as guarded.
   std::unique_ptr<stream> s_;
   std::string where_;
   std::string qmgr_name_;
   std::int64_t margin_ms_ = 30000;
   std::atomic<bool> broken_{false};  // atomic: MQCTL from another thread reads them (unusable())
   std::atomic<bool> disconnected_{false};
-  std::mutex stream_mu_;              // s_'s reset (MQDISC) against stop() from another thread
+  sync::mutex stream_mu_;             // s_'s reset (MQDISC) against stop() from another thread
   std::atomic<bool> stopped_{false};  // stop(): every call but MQDISC fails with 2203
   std::string broken_detail_;
   std::map<mqi::hobj, std::int32_t> opened_;  // open handles and their MQOO options, for MQCB

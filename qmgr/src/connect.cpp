@@ -17,7 +17,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <mutex>
 #include <sstream>
 
 #include "client_connection.hpp"
@@ -26,6 +25,7 @@
 #include "imsb/qmgr/queue_manager.hpp"
 #include "imsb/qmgr/server.hpp"
 #include "imsb/qmgr/store.hpp"
+#include "imsb/sync/mutex.hpp"
 #include "store_io.hpp"
 
 namespace imsb::qmgr {
@@ -154,8 +154,8 @@ struct local_qmgr {
   }
 };
 
-std::mutex local_mutex;
-std::map<std::string, std::weak_ptr<local_qmgr>> local_registry;
+sync::mutex local_mutex;
+std::map<std::string, std::weak_ptr<local_qmgr>> local_registry IMSB_GUARDED_BY(local_mutex);
 
 class local_connection final : public mqi::connection {
  public:
@@ -163,7 +163,7 @@ class local_connection final : public mqi::connection {
       : owner_(std::move(owner)), inner_(std::move(inner)) {}
   ~local_connection() override {
     inner_.reset();  // before the queue manager it belongs to
-    std::lock_guard<std::mutex> lock(local_mutex);
+    sync::lock_guard lock(local_mutex);
     owner_.reset();  // under the registry's lock, so that connect() never finds a half-ended one
   }
   const std::string& qmgr_name() const override { return inner_->qmgr_name(); }
@@ -215,7 +215,7 @@ result<std::unique_ptr<mqi::connection>> connect_local(const connect_options& o,
   std::string key = normal_prefix(prefix).string() + '\0' + name;
   std::shared_ptr<local_qmgr> owner;
   {
-    std::lock_guard<std::mutex> lock(local_mutex);
+    sync::lock_guard lock(local_mutex);
     auto it = local_registry.find(key);
     if (it != local_registry.end()) owner = it->second.lock();
     if (!owner) {
@@ -254,7 +254,7 @@ result<std::unique_ptr<mqi::connection>> connect_local(const connect_options& o,
   who.appl_name = o.appl_name.substr(0, 28);
   auto inner = owner->qm->connect(who);
   if (!inner) {
-    std::lock_guard<std::mutex> lock(local_mutex);
+    sync::lock_guard lock(local_mutex);
     owner.reset();
     return inner.error();
   }
@@ -263,8 +263,9 @@ result<std::unique_ptr<mqi::connection>> connect_local(const connect_options& o,
 
 // ---- bindings -----------------------------------------------------------------------------------
 
-std::mutex owner_hook_mutex;
-std::optional<unsigned> owner_override;  // detail::override_qmgr_owner_for_tests
+sync::mutex owner_hook_mutex;
+std::optional<unsigned> owner_override
+    IMSB_GUARDED_BY(owner_hook_mutex);  // detail::override_qmgr_owner_for_tests
 
 // Where the daemon of `name` serves, and which uid must serve it: the path recorded in
 // <qmgr dir>/qmanager/bindings and the owner of the queue manager's folder; for a queue manager without
@@ -296,7 +297,7 @@ result<bindings_target> find_bindings(const std::filesystem::path& prefix, const
     t.socket = *path;
   }
   {
-    std::lock_guard<std::mutex> lock(owner_hook_mutex);
+    sync::lock_guard lock(owner_hook_mutex);
     if (owner_override) t.owner = static_cast<uid_t>(*owner_override);
   }
   return t;
@@ -468,7 +469,7 @@ result<done> record_bindings_socket(const std::filesystem::path& qmgr_dir,
 
 namespace detail {
 void override_qmgr_owner_for_tests(std::optional<unsigned> uid) {
-  std::lock_guard<std::mutex> lock(owner_hook_mutex);
+  sync::lock_guard lock(owner_hook_mutex);
   owner_override = uid;
 }
 }  // namespace detail

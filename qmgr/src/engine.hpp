@@ -2,12 +2,14 @@
 // Private to qmgr/src: the state of the running queue manager (queue_manager.hpp) shared by
 // queue_manager.cpp (messages, units of work, the in-process connection) and engine_admin.cpp (MQSC,
 // inquiries). [D] throughout: one mutex guards everything here; the recovery log is waited for outside it.
+// The engine's members carry IMSB_GUARDED_BY(mu) and its helpers IMSB_REQUIRES(mu), which clang checks
+// (-Wthread-safety, docs/design/concurrency.md "Checking it"). A conn_state, local_queue or handle_state
+// is reached only through the engine's maps or a connection's pointer to its own conn_state, under mu:
+// the analysis cannot name the engine's mutex from inside those structures, so that rule is the comments'.
 
-#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +24,7 @@
 #include "imsb/qmgr/queue_manager.hpp"
 #include "imsb/qmgr/recovery_log.hpp"
 #include "imsb/qmgr/store.hpp"
+#include "imsb/sync/mutex.hpp"
 
 namespace imsb::qmgr::engine_detail {
 
@@ -124,14 +127,14 @@ class engine {
   engine(queue_manager_store store, qmgr_lock lock, runtime_options options, objects::object_catalog catalog);
 
   // --- shared state, guarded by mu -------------------------------------------------------------------
-  mutable std::mutex mu;
+  mutable sync::mutex mu;
   // The engine's own waits: a checkpoint running, log waiters at the end. Gets and dispatchers wait on
   // their own (waiter).
-  std::condition_variable cv;
+  sync::condition_variable cv;
   // Counts the changes a waiter may be waiting for (a message made visible or unlocked, a unit of work
   // ended, a queue altered, a connection stopped or broken, the queue manager ending); a consumer's
   // dispatcher waits for it to move (async_consume.hpp). Wraps.
-  std::uint32_t change_mark = 0;
+  std::uint32_t change_mark IMSB_GUARDED_BY(mu) = 0;
 
   // A thread waiting for a change (docs/design/concurrency.md "The queue manager") [D]: a waiting MQGET for a
   // message made visible or unlocked on its own queue, a consumer's dispatcher for that on any queue;
@@ -141,12 +144,12 @@ class engine {
   class waiter {
    public:
     // queue: a get's local queue; "" for a dispatcher.
-    waiter(engine& e, const conn_state* conn, const std::string& queue)
+    waiter(engine& e, const conn_state* conn, const std::string& queue) IMSB_REQUIRES(e.mu)
         : e_(e), conn_(conn), at_(e.waiters.emplace(queue, this)) {}
-    ~waiter() { e_.waiters.erase(at_); }
+    ~waiter() { e_.waiters.erase(at_); }  // under e.mu, which the analysis cannot name through e_
     waiter(const waiter&) = delete;
     waiter& operator=(const waiter&) = delete;
-    std::condition_variable cv;
+    sync::condition_variable cv;
     const conn_state* conn() const noexcept { return conn_; }
 
    private:
@@ -154,118 +157,131 @@ class engine {
     const conn_state* conn_;
     std::multimap<std::string, waiter*, std::less<>>::iterator at_;
   };
-  std::multimap<std::string, waiter*, std::less<>> waiters;  // by queue; "" dispatchers
-  void changed() {                                           // mu held: every waiter looks again
+  std::multimap<std::string, waiter*, std::less<>> waiters IMSB_GUARDED_BY(mu);  // by queue; "" dispatchers
+  void changed() IMSB_REQUIRES(mu) {                                             // every waiter looks again
     ++change_mark;
     for (auto& [queue, w] : waiters) wake(*w);
   }
-  void changed(std::string_view queue) {  // mu held: a message on `queue` may be taken
+  void changed(std::string_view queue) IMSB_REQUIRES(mu) {  // a message on `queue` may be taken
     ++change_mark;
     for (auto [it, end] = waiters.equal_range(queue); it != end; ++it) wake(*it->second);
     if (!queue.empty())
       for (auto [it, end] = waiters.equal_range(std::string_view{}); it != end; ++it) wake(*it->second);
   }
-  void changed(const conn_state& c) {  // mu held: c stopped, woken, broken or disconnected
+  void changed(const conn_state& c) IMSB_REQUIRES(mu) {  // c stopped, woken, broken or disconnected
     ++change_mark;
     for (auto& [queue, w] : waiters)
       if (w->conn() == &c) wake(*w);
   }
-  void changed(std::vector<const std::string*>& names);  // mu held: changed(q) once for each named
-  void wake(waiter& w) {
+  void changed(std::vector<const std::string*>& names) IMSB_REQUIRES(mu);  // changed(q) for each named
+  void wake(waiter& w) IMSB_REQUIRES(mu) {
     ++counters.wakeups;
     w.cv.notify_one();
   }
+  // Set before the engine is shared and never changed: the store's folder, the options.
   queue_manager_store store;
-  qmgr_lock lock;
   runtime_options options;
-  objects::object_catalog catalog;
-  objects::catalog_snapshot snap;  // catalog.snapshot(), remade after each change
-  std::unique_ptr<recovery_log> log;
-  std::map<std::string, local_queue> queues;  // local queues by real name (made on first use)
-  std::map<std::uint64_t, std::shared_ptr<conn_state>> conns;
-  std::uint64_t next_conn = 1;
-  std::uint64_t next_seq = 1;
-  std::uint64_t next_generation = 1;
-  std::uint64_t next_token = 1;
-  std::uint64_t msg_id_counter = 0;
-  std::uint64_t incarnation = 0;
-  bool quiescing = false;
-  bool ended = false;
-  bool checkpoint_running = false;
-  std::uint64_t checkpoints_begun = 0;  // begin_checkpoint() calls, to tell whether one overlapped a batch
-  bool checkpoint_again = false;        // a checkpoint's snapshot counted a batch that then failed
-  bool checkpoint_blocked = false;      // the last checkpoint failed for space (2056)
-  bool checkpoint_may_fit() const;      // mu held: the persistent messages fit in the free space
-  int log_waiters = 0;                  // threads in wait_durable / write_checkpoint outside mu
-  queue_manager::stats counters;
-  queue_manager::runtime_command_fn runtime_handler;
+  qmgr_lock lock IMSB_GUARDED_BY(mu);
+  objects::object_catalog catalog IMSB_GUARDED_BY(mu);
+  const std::string
+      qmgr_name;  // catalog.qmgr_name() at start: ALTER QMGR rewrites the record, never the name
+  objects::catalog_snapshot snap IMSB_GUARDED_BY(mu);  // catalog.snapshot(), remade after each change
+  // The log object is guarded; a thread that waits for it outside mu keeps the pointer, counted in
+  // log_waiters, and the end waits for none to be left before the log is closed.
+  std::unique_ptr<recovery_log> log IMSB_GUARDED_BY(mu);
+  std::map<std::string, local_queue> queues
+      IMSB_GUARDED_BY(mu);  // local queues by real name (made on first use)
+  std::map<std::uint64_t, std::shared_ptr<conn_state>> conns IMSB_GUARDED_BY(mu);
+  std::uint64_t next_conn IMSB_GUARDED_BY(mu) = 1;
+  std::uint64_t next_seq IMSB_GUARDED_BY(mu) = 1;
+  std::uint64_t next_generation IMSB_GUARDED_BY(mu) = 1;
+  std::uint64_t next_token IMSB_GUARDED_BY(mu) = 1;
+  std::uint64_t msg_id_counter IMSB_GUARDED_BY(mu) = 0;
+  std::uint64_t incarnation IMSB_GUARDED_BY(mu) = 0;
+  bool quiescing IMSB_GUARDED_BY(mu) = false;
+  bool ended IMSB_GUARDED_BY(mu) = false;
+  bool checkpoint_running IMSB_GUARDED_BY(mu) = false;
+  // begin_checkpoint() calls, to tell whether one overlapped a batch
+  std::uint64_t checkpoints_begun IMSB_GUARDED_BY(mu) = 0;
+  bool checkpoint_again IMSB_GUARDED_BY(mu) =
+      false;  // a checkpoint's snapshot counted a batch that then failed
+  bool checkpoint_blocked IMSB_GUARDED_BY(mu) = false;  // the last checkpoint failed for space (2056)
+  bool checkpoint_may_fit() const IMSB_REQUIRES(mu);    // the persistent messages fit in the free space
+  int log_waiters IMSB_GUARDED_BY(mu) = 0;  // threads in wait_durable / write_checkpoint outside mu
+  queue_manager::stats counters IMSB_GUARDED_BY(mu);
+  queue_manager::runtime_command_fn runtime_handler IMSB_GUARDED_BY(mu);
 
   // The `q` file of each local queue, for the log (its queue_file_fn runs outside mu, in checkpoints).
-  std::mutex files_mu;
-  std::map<std::string, std::filesystem::path> queue_files;
-  void refresh_queue_files();  // mu held
+  sync::mutex files_mu;
+  std::map<std::string, std::filesystem::path> queue_files IMSB_GUARDED_BY(files_mu);
+  void refresh_queue_files() IMSB_REQUIRES(mu) IMSB_EXCLUDES(files_mu);
 
-  std::mutex err_mu;  // the error log file
-  std::filesystem::path error_log_path;
+  sync::mutex err_mu;                    // the error log file, appended to under it
+  std::filesystem::path error_log_path;  // set before the engine is shared
 
   // --- helpers (mu held unless said) -----------------------------------------------------------------
-  std::chrono::system_clock::time_point now() const;
+  std::chrono::system_clock::time_point now() const;  // any lock state (options.clock)
   std::int64_t now_ms() const;
-  void log_error(const std::string& line);  // any lock state; takes err_mu only
+  void log_error(const std::string& line) IMSB_EXCLUDES(err_mu);  // any lock state; takes err_mu only
 
-  const objects::object_record* queue_record(const std::string& name) const;
-  local_queue* queue_of(const std::string& name);  // nullptr unless a QLOCAL of that name exists
+  const objects::object_record* queue_record(const std::string& name) const IMSB_REQUIRES(mu);
+  local_queue* queue_of(const std::string& name)
+      IMSB_REQUIRES(mu);  // nullptr unless a QLOCAL of that name exists
   // The local queue a handle works on: nullptr when it was deleted (and maybe defined again) since MQOPEN.
-  local_queue* queue_of(const handle_state& h);
-  bool is_xmitq(const std::string& name) const;  // USAGE(XMITQ): no COA/COD here [I: JAVA-MQRO]
-  std::int64_t max_uncommitted() const;          // the queue manager's MAXUMSGS
-  void refresh_after_catalog_change();
+  local_queue* queue_of(const handle_state& h) IMSB_REQUIRES(mu);
+  // USAGE(XMITQ): no COA/COD here [I: JAVA-MQRO]
+  bool is_xmitq(const std::string& name) const IMSB_REQUIRES(mu);
+  std::int64_t max_uncommitted() const IMSB_REQUIRES(mu);  // the queue manager's MAXUMSGS
+  void refresh_after_catalog_change() IMSB_REQUIRES(mu);
   bool authorized(const principal& who, std::string_view objtype, const std::string& name,
-                  std::string_view authority) const;
+                  std::string_view authority) const IMSB_REQUIRES(mu);
 
-  mqi::message_token new_token();
-  rules::put_context context_for(const principal& who, const objects::object_record* defaults);
+  mqi::message_token new_token() IMSB_REQUIRES(mu);
+  rules::put_context context_for(const principal& who, const objects::object_record* defaults)
+      IMSB_REQUIRES(mu);
   static stored_message to_stored(const msg_entry& e);
 
   // Puts one message on a local queue: PUT(DISABLED), MAXMSGL, MAXDEPTH. `uow` non-null: under
   // syncpoint (invisible until commit). Persistent puts outside syncpoint join `batch`.
   result<msg_key> deliver(conn_state* uow, const std::string& queue, const mq::mqmd& md, bytes data,
-                          log_batch& batch, const char* call);
+                          log_batch& batch, const char* call) IMSB_REQUIRES(mu);
   // A report or other queue-manager message to (queue, qmgr) by name resolution, else the DLQ with
   // `reason`, else discarded with an error-log line.
-  void send_report(conn_state* uow, const rules::outgoing& out, log_batch& batch);
-  void report(rules::report_kind kind, const msg_entry& e, conn_state* uow, log_batch& batch);
+  void send_report(conn_state* uow, const rules::outgoing& out, log_batch& batch) IMSB_REQUIRES(mu);
+  void report(rules::report_kind kind, const msg_entry& e, conn_state* uow, log_batch& batch)
+      IMSB_REQUIRES(mu);
 
   // The pending changes of `batch`: made final (`durable`) or undone; wakes waiting gets.
-  void settle_locked(log_batch& batch, bool durable);
-  void commit_locked(conn_state& c, log_batch& batch);
-  void backout_locked(conn_state& c, log_batch& batch);
-  void close_handle_locked(conn_state& c, mqi::hobj h);
-  void break_locked(conn_state& c, log_batch& batch);
+  void settle_locked(log_batch& batch, bool durable) IMSB_REQUIRES(mu);
+  void commit_locked(conn_state& c, log_batch& batch) IMSB_REQUIRES(mu);
+  void backout_locked(conn_state& c, log_batch& batch) IMSB_REQUIRES(mu);
+  void close_handle_locked(conn_state& c, mqi::hobj h) IMSB_REQUIRES(mu);
+  void break_locked(conn_state& c, log_batch& batch) IMSB_REQUIRES(mu);
 
   // Appends `batch` (when it has records), releases `lk`, waits until it is on disk, takes `lk` again
   // and settles the batch's pending changes (undone when the log failed: the call then changed nothing),
   // then takes a checkpoint when the log asks for one. Returns with `lk` released. `last`: nothing of the
   // call follows but its answer, so that a thread with a force_sink (blocking.hpp) may take the wait and
   // the settling over; then the call returns as if the log had succeeded.
-  result<done> finish(std::unique_lock<std::mutex>& lk, log_batch& batch, const char* call,
-                      bool last = false);
+  result<done> finish(sync::unique_lock& lk, log_batch& batch, const char* call, bool last = false)
+      IMSB_RELEASE(mu);
   // finish()'s end, once the log answered `r` (under lk; returns with it released).
-  result<done> settle_finished(std::unique_lock<std::mutex>& lk, log_batch& batch, result<done> r,
-                               const char* call, std::uint64_t checkpoints_before);
-  void maybe_checkpoint(std::unique_lock<std::mutex>& lk);
+  result<done> settle_finished(sync::unique_lock& lk, log_batch& batch, result<done> r, const char* call,
+                               std::uint64_t checkpoints_before) IMSB_RELEASE(mu);
+  // Under lk; releases it while the checkpoint is written, and returns with it held.
+  void maybe_checkpoint(sync::unique_lock& lk) IMSB_REQUIRES(mu);
 
   // engine_admin.cpp
   // The executor's context for a command run now: CRDATE/ALTDATE and times in UTC, qmgr_running set.
-  objects::exec_context exec_now() const;
+  objects::exec_context exec_now() const IMSB_REQUIRES(mu);
   // `lk` holds mu; it is released only while the runtime-command handler runs (the server's code).
-  result<mqi::mqsc_reply> run_mqsc(std::unique_lock<std::mutex>& lk, const conn_state& c,
-                                   const std::string& script);
+  result<mqi::mqsc_reply> run_mqsc(sync::unique_lock& lk, const conn_state& c, const std::string& script)
+      IMSB_REQUIRES(mu);
   result<std::vector<mqi::object_attributes>> inquire_objects(const conn_state& c, const std::string& type,
-                                                              const std::string& generic);
+                                                              const std::string& generic) IMSB_REQUIRES(mu);
   // One MQSC command applied to the catalog and saved, as run_mqsc does, for MQSET (whose authority was
   // checked at MQOPEN): MQRC_RESOURCE_PROBLEM when it cannot be saved (the change is undone).
-  result<done> apply_catalog_command(const std::string& command, const char* call);
+  result<done> apply_catalog_command(const std::string& command, const char* call) IMSB_REQUIRES(mu);
 };
 
 // engine_inquire.cpp: MQINQ's answer for `selectors` from a queue's definition (with `status`, its

@@ -50,7 +50,7 @@ result<std::vector<mqi::object_attributes>> engine::inquire_objects(const conn_s
                                                                     const std::string& type,
                                                                     const std::string& generic) {
   std::vector<mqi::object_attributes> out;
-  auto add = [&](const objects::object_record& rec, std::string_view objtype) {
+  auto add = [&](const objects::object_record& rec, std::string_view objtype) IMSB_REQUIRES(mu) {
     if (!objects::matches_generic(generic, rec.name)) return;
     if (!authorized(c.who, objtype, rec.name, "INQ")) return;  // listed only with INQ authority
     mqi::object_attributes a;
@@ -88,7 +88,7 @@ objects::exec_context engine::exec_now() const {
   return objects::exec_context{date, time, true};
 }
 
-result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const conn_state& c,
+result<mqi::mqsc_reply> engine::run_mqsc(sync::unique_lock& lk, const conn_state& c,
                                          const std::string& script) {
   if (!authorized(c.who, "QMGR", catalog.qmgr_name(), "CTRL")) {
     log_error(std::string(imsb::msg::IMB1180E) + ": user " + c.who.user +
@@ -98,8 +98,10 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
   }
   objects::exec_context ctx = exec_now();
   // DISPLAY QLOCAL/QUEUE's CURDEPTH, IPPROCS, OPPROCS: execute() runs under `mu`, as DISPLAY QSTATUS does.
-  ctx.local_queue_status =
-      [this](const std::string& q) -> std::optional<objects::exec_context::queue_status> {
+  // (Called only inside execute() below, under mu: through a std::function, which the analysis does not
+  // follow.)
+  ctx.local_queue_status = [this](const std::string& q)
+                               IMSB_REQUIRES(mu) -> std::optional<objects::exec_context::queue_status> {
     const local_queue* lq = queue_of(q);
     if (lq == nullptr) return std::nullopt;
     objects::exec_context::queue_status st;
@@ -132,7 +134,8 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
     const std::string name = cmd.name ? cmd.name->text : std::string();
     // A checkpoint writes queue files outside mu, at paths it asked for before (queue_file_fn): a
     // DELETE waits for it, so that no queue folder goes while a checkpoint writes into it [D].
-    if (cmd.verb == "DELETE") cv.wait(lk, [&] { return !checkpoint_running; });
+    if (cmd.verb == "DELETE")
+      while (checkpoint_running) cv.wait(lk);
     // The commands the engine answers itself (queue_manager.hpp).
     if ((cmd.verb == "DELETE" || cmd.verb == "CLEAR") && cmd.object_type == "QLOCAL" && cmd.name) {
       // queue_of(): a queue's state is made when first used, so one not used since the start (or just
@@ -168,7 +171,7 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
           batch.ops.push_back(std::move(g));
         }
         result<done> logged = finish(lk, batch, cmd.verb == "CLEAR" ? "CLEAR" : "DELETE");
-        lk.lock();
+        lk.lock(mu);
         if (!logged) {
           fail(std::string(imsb::msg::IMB1188E) + ": " + label(cmd) +
                ": the recovery log failed, nothing was removed: " + logged.error().to_string());
@@ -176,7 +179,7 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
         }
         if (cmd.verb == "DELETE") {
           // The mutex was let go: a checkpoint may have begun, or a handle opened, meanwhile.
-          cv.wait(lk, [&] { return !checkpoint_running; });
+          while (checkpoint_running) cv.wait(lk);
           auto again = queues.find(name);
           if (again != queues.end() &&
               (again->second.open_input + again->second.open_output > 0 || !again->second.messages.empty())) {
@@ -219,9 +222,9 @@ result<mqi::mqsc_reply> engine::run_mqsc(std::unique_lock<std::mutex>& lk, const
                          (cmd.verb == "DISPLAY" && cmd.object_type == "CHSTATUS");
     if (runtime && runtime_handler) {
       const queue_manager::runtime_command_fn handler = runtime_handler;
-      lk.unlock();
+      lk.unlock(mu);
       std::optional<std::vector<std::string>> handled = handler(cmd.verb, cmd.object_type, name);
-      lk.lock();
+      lk.lock(mu);
       if (handled) {
         // The first line's message ID tells success: IMBnnnnS, S = E or S is a failure.
         const bool ok = handled->empty() || handled->front().size() < 8 ||

@@ -40,17 +40,17 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
   ~local_connection() override {
     consume_.halt();  // no callback runs from here on
     // A connection that ends without MQDISC backs its unit of work out (connection.hpp).
-    std::unique_lock<std::mutex> lk(e_->mu);
+    sync::unique_lock lk(e_->mu);
     if (c_->broken || c_->disconnected) return;
     log_batch batch;
     e_->break_locked(*c_, batch);
     (void)e_->finish(lk, batch, "MQDISC");
   }
 
-  const std::string& qmgr_name() const override { return e_->catalog.qmgr_name(); }
+  const std::string& qmgr_name() const override { return e_->qmgr_name; }
 
   mqi::result<mqi::open_result> open(const mqi::object_descriptor& od, std::int32_t options) override {
-    std::unique_lock<std::mutex> lk(e_->mu);
+    sync::unique_lock lk(e_->mu);
     if (auto bad = check("MQOPEN")) return *bad;
     result<mqi::hobj> h = open_locked(od, options, "MQOPEN");
     if (!h) return h.error();
@@ -59,7 +59,7 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
   }
 
   mqi::result<mqi::done> close(mqi::hobj handle) override {
-    std::unique_lock<std::mutex> lk(e_->mu);
+    sync::unique_lock lk(e_->mu);
     if (auto bad = check("MQCLOSE")) return *bad;
     if (c_->handles.count(handle) == 0)
       return mqi_error("MQCLOSE", mq::MQRC_HOBJ_ERROR, "handle " + std::to_string(handle) + " is not open");
@@ -71,14 +71,22 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
 
   mqi::result<mqi::put_result> put(mqi::hobj handle, const mq::mqmd& md, bytes_view data,
                                    std::int32_t options) override {
-    std::unique_lock<std::mutex> lk(e_->mu);
+    sync::unique_lock lk(e_->mu);
     if (auto bad = check("MQPUT")) return *bad;
-    return put_locked(lk, handle, md, data, options, "MQPUT");
+    log_batch batch;
+    auto pr = put_locked(handle, md, data, options, "MQPUT", batch);
+    if (!pr) return pr;
+    // Outside syncpoint the put (and its COA) becomes visible once durable; when the log fails, finish()
+    // undoes it, so that the call that failed changed nothing (recovery_log.hpp) [D]. The force is the
+    // call's last step.
+    auto r = e_->finish(lk, batch, "MQPUT", true);
+    if (!r) return r.error();
+    return pr;
   }
 
   mqi::result<mqi::put_result> put1(const mqi::object_descriptor& od, const mq::mqmd& md, bytes_view data,
                                     std::int32_t options) override {
-    std::unique_lock<std::mutex> lk(e_->mu);
+    sync::unique_lock lk(e_->mu);
     if (auto bad = check("MQPUT1")) return *bad;
     std::int32_t oo = mq::MQOO_OUTPUT;
     if ((options & mq::MQPMO_FAIL_IF_QUIESCING) != 0) oo |= mq::MQOO_FAIL_IF_QUIESCING;
@@ -89,10 +97,19 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
     result<mqi::hobj> h = open_locked(od, oo, "MQPUT1");
     if (!h) return h.error();
     const mqi::hobj hv = *h;
-    auto r = put_locked(lk, hv, md, data, options, "MQPUT1");
-    if (!lk.owns_lock()) lk.lock();
+    log_batch batch;
+    auto pr = put_locked(hv, md, data, options, "MQPUT1", batch);
+    if (!pr) {
+      e_->close_handle_locked(*c_, hv);
+      return pr;
+    }
+    // The handle is closed once the put is durable (or undone): until then it keeps the queue from being
+    // deleted. The server installs no force_sink for MQPUT1 (blocking.hpp), so `last` changes nothing.
+    auto r = e_->finish(lk, batch, "MQPUT1", true);
+    lk.lock();
     if (!c_->broken) e_->close_handle_locked(*c_, hv);
-    return r;
+    if (!r) return r.error();
+    return pr;
   }
 
   mqi::result<mqi::message> get(mqi::hobj handle, const mqi::get_request& req) override {
@@ -100,7 +117,7 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
   }
 
   mqi::result<mqi::inquiry> inquire(mqi::hobj handle, const std::vector<std::int32_t>& selectors) override {
-    std::unique_lock<std::mutex> lk(e_->mu);
+    sync::unique_lock lk(e_->mu);
     if (auto bad = check("MQINQ")) return *bad;
     auto it = c_->handles.find(handle);
     if (it == c_->handles.end())
@@ -119,7 +136,7 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
   mqi::result<mqi::done> set(mqi::hobj handle, const std::vector<std::int32_t>& selectors,
                              const std::vector<std::int32_t>& int_attrs,
                              const std::vector<std::string>& char_attrs) override {
-    std::unique_lock<std::mutex> lk(e_->mu);
+    sync::unique_lock lk(e_->mu);
     if (auto bad = check("MQSET")) return *bad;
     auto it = c_->handles.find(handle);
     if (it == c_->handles.end())
@@ -138,19 +155,19 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
 
   mqi::result<std::vector<mqi::object_attributes>> inquire_objects(const std::string& type,
                                                                    const std::string& generic) override {
-    std::unique_lock<std::mutex> lk(e_->mu);
+    sync::unique_lock lk(e_->mu);
     if (auto bad = check("MQINQ")) return *bad;
     return e_->inquire_objects(*c_, type, generic);
   }
 
   mqi::result<mqi::mqsc_reply> mqsc(const std::string& script) override {
-    std::unique_lock<std::mutex> lk(e_->mu);
+    sync::unique_lock lk(e_->mu);
     if (auto bad = check("MQSC")) return *bad;
     return e_->run_mqsc(lk, *c_, script);
   }
 
   mqi::result<mqi::done> commit() override {
-    std::unique_lock<std::mutex> lk(e_->mu);
+    sync::unique_lock lk(e_->mu);
     if (auto bad = check("MQCMIT")) return *bad;
     log_batch batch;
     e_->commit_locked(*c_, batch);
@@ -160,7 +177,7 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
   }
 
   mqi::result<mqi::done> backout() override {
-    std::unique_lock<std::mutex> lk(e_->mu);
+    sync::unique_lock lk(e_->mu);
     if (auto bad = check("MQBACK")) return *bad;
     log_batch batch;
     e_->backout_locked(*c_, batch);
@@ -170,7 +187,7 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
   }
 
   mqi::result<mqi::done> begin() override {
-    std::unique_lock<std::mutex> lk(e_->mu);
+    sync::unique_lock lk(e_->mu);
     if (auto bad = check("MQBEGIN")) return *bad;
     if (!c_->uow.empty())
       return mqi_error("MQBEGIN", mq::MQRC_UOW_IN_PROGRESS, "the connection has a unit of work in progress");
@@ -180,7 +197,7 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
   }
 
   mqi::result<mqi::status_report> stat(std::int32_t type) override {
-    std::unique_lock<std::mutex> lk(e_->mu);
+    sync::unique_lock lk(e_->mu);
     if (auto bad = check("MQSTAT")) return *bad;
     if (type == mq::MQSTAT_TYPE_ASYNC_ERROR) return mqi::status_report{};
     if (type == mq::MQSTAT_TYPE_RECONNECTION || type == mq::MQSTAT_TYPE_RECONNECTION_ERROR)
@@ -192,7 +209,7 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
   mqi::result<mqi::done> callback(std::int32_t operation, const mqi::callback_descriptor& cbd,
                                   mqi::hobj handle, const mqi::get_request& request) override {
     {
-      std::unique_lock<std::mutex> lk(e_->mu);
+      sync::unique_lock lk(e_->mu);
       if (auto bad = check("MQCB")) return *bad;
     }
     return consume_.callback(operation, cbd, handle, request);
@@ -200,38 +217,37 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
 
   mqi::result<mqi::done> control(std::int32_t operation) override {
     {
-      std::unique_lock<std::mutex> lk(e_->mu);
+      sync::unique_lock lk(e_->mu);
       if (auto bad = check("MQCTL", false, true)) return *bad;
     }
     return consume_.control(operation);
   }
 
   void stop() noexcept override {
-    const std::lock_guard<std::mutex> lk(e_->mu);
+    const sync::lock_guard lk(e_->mu);
     c_->stopped = true;
     e_->changed(*c_);  // the waiting get or dispatcher, if any, looks again and sees the stop
   }
 
   // consume_backend
   std::uint32_t wait_for_change(std::uint32_t mark, bool wait) override {
-    std::unique_lock<std::mutex> lk(e_->mu);
+    sync::unique_lock lk(e_->mu);
     if (wait) {
       detail::blocking_region waiting;  // blocking.hpp
       engine::waiter w(*e_, c_.get(), std::string());
-      w.cv.wait(lk, [&] {
-        return e_->change_mark != mark || c_->woken || c_->stopped || c_->broken || c_->disconnected;
-      });
+      while (e_->change_mark == mark && !c_->woken && !c_->stopped && !c_->broken && !c_->disconnected)
+        w.cv.wait(lk);
       c_->woken = false;
     }
     return e_->change_mark;
   }
   void wake() noexcept override {
-    const std::lock_guard<std::mutex> lk(e_->mu);
+    const sync::lock_guard lk(e_->mu);
     c_->woken = true;
     e_->changed(*c_);
   }
   mqi::result<std::int32_t> open_options(mqi::hobj handle) override {
-    std::unique_lock<std::mutex> lk(e_->mu);
+    sync::unique_lock lk(e_->mu);
     if (auto bad = check("MQCB")) return *bad;
     auto it = c_->handles.find(handle);
     if (it == c_->handles.end())
@@ -244,7 +260,7 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
 
   mqi::result<mqi::done> disconnect() override {
     if (auto bad = consume_.end_for_disconnect()) return *bad;
-    std::unique_lock<std::mutex> lk(e_->mu);
+    sync::unique_lock lk(e_->mu);
     if (auto bad = check("MQDISC", true)) return *bad;
     log_batch batch;
     // MQDISC commits on distributed platforms [I]; after a stop it backs out, as the socket backends'
@@ -266,7 +282,8 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
  private:
   // The definition a queue handle opened (an alias or remote definition answers for itself), else its
   // local queue; MQRC_Q_DELETED when the queue went since MQOPEN. mu held.
-  result<const objects::object_record*> definition_of(const handle_state& h, const char* call) const {
+  result<const objects::object_record*> definition_of(const handle_state& h, const char* call) const
+      IMSB_REQUIRES(e_->mu) {
     if (e_->queue_of(h) == nullptr)
       return mqi_error(call, mq::MQRC_Q_DELETED, "queue " + h.local_queue + " was deleted");
     const objects::object_record* rec = e_->queue_record(h.object_name);
@@ -278,7 +295,7 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
   // mu held. `even_stopped`: MQDISC; `while_consuming`: MQCTL, which other threads may call while
   // consumption is started (every other call then fails with MQRC_HCONN_ASYNC_ACTIVE from them).
   std::optional<decode_error> check(const char* call, bool even_stopped = false,
-                                    bool while_consuming = false) const {
+                                    bool while_consuming = false) const IMSB_REQUIRES(e_->mu) {
     if (!while_consuming) {
       if (auto busy = consume_.refuse(call)) return busy;
     }
@@ -293,14 +310,17 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
     return mqi_error(call, mq::MQRC_CONNECTION_STOPPING, "the connection was stopped (connection::stop)");
   }
 
-  result<mqi::hobj> open_locked(const mqi::object_descriptor& od, std::int32_t options, const char* call);
-  result<mqi::hobj> open_qmgr_locked(const mqi::object_descriptor& od, std::int32_t options,
-                                     const char* call);
-  mqi::result<mqi::put_result> put_locked(std::unique_lock<std::mutex>& lk, mqi::hobj handle,
-                                          const mq::mqmd& md, bytes_view data, std::int32_t options,
-                                          const char* call);
+  result<mqi::hobj> open_locked(const mqi::object_descriptor& od, std::int32_t options, const char* call)
+      IMSB_REQUIRES(e_->mu);
+  result<mqi::hobj> open_qmgr_locked(const mqi::object_descriptor& od, std::int32_t options, const char* call)
+      IMSB_REQUIRES(e_->mu);
+  // MQPUT's checks and the put itself, its log records and pending changes in `batch` for the caller's
+  // finish().
+  mqi::result<mqi::put_result> put_locked(mqi::hobj handle, const mq::mqmd& md, bytes_view data,
+                                          std::int32_t options, const char* call, log_batch& batch)
+      IMSB_REQUIRES(e_->mu);
 
-  mqi::result<mqi::message> get_impl(mqi::hobj handle, const mqi::get_request& req);
+  mqi::result<mqi::message> get_impl(mqi::hobj handle, const mqi::get_request& req) IMSB_EXCLUDES(e_->mu);
 
   std::shared_ptr<engine> e_;
   std::shared_ptr<conn_state> c_;
@@ -309,7 +329,6 @@ class local_connection final : public mqi::connection, public qmgr::detail::cons
 
 result<mqi::hobj> local_connection::open_locked(const mqi::object_descriptor& od, std::int32_t options,
                                                 const char* call) {
-  engine& e = *e_;
   // The MQOO options imsbridge knows; any other bit is MQRC_OPTIONS_ERROR rather than silently ignored
   // [D]: access (INPUT_*, BROWSE, OUTPUT, INQUIRE, SET), context (PASS_*, SAVE_ALL, SET_*),
   // FAIL_IF_QUIESCING, and the hints that change nothing on a single queue manager without clusters or
@@ -333,7 +352,7 @@ result<mqi::hobj> local_connection::open_locked(const mqi::object_descriptor& od
       input_bits | mq::MQOO_BROWSE | mq::MQOO_OUTPUT | mq::MQOO_INQUIRE | mq::MQOO_SET;
   if ((options & access) == 0)
     return mqi_error(call, mq::MQRC_OPTIONS_ERROR, "none of MQOO_INPUT_*, BROWSE, OUTPUT, INQUIRE, SET");
-  if (e.quiescing && (options & mq::MQOO_FAIL_IF_QUIESCING) != 0)
+  if (e_->quiescing && (options & mq::MQOO_FAIL_IF_QUIESCING) != 0)
     return mqi_error(call, mq::MQRC_Q_MGR_QUIESCING, "the queue manager is quiescing");
   if (od.object_type == mq::MQOT_Q_MGR) return open_qmgr_locked(od, options, call);
   if (od.object_type != mq::MQOT_Q)
@@ -343,8 +362,8 @@ result<mqi::hobj> local_connection::open_locked(const mqi::object_descriptor& od
   const std::string name = trimmed(od.object_name);
   const std::string qmgr = trimmed(od.object_qmgr_name);
   const bool for_input = (options & (input_bits | mq::MQOO_BROWSE | mq::MQOO_SET)) != 0;
-  const objects::resolution r = for_input ? objects::resolve_for_input(e.snap, name, qmgr)
-                                          : objects::resolve_for_output(e.snap, name, qmgr);
+  const objects::resolution r = for_input ? objects::resolve_for_input(e_->snap, name, qmgr)
+                                          : objects::resolve_for_output(e_->snap, name, qmgr);
   if (!r.ok()) return mqi_error(call, r.mqrc, "cannot open " + name + (qmgr.empty() ? "" : " at " + qmgr));
   // Dynamic queues from a model queue are not supported [D].
   if (r.model_queue)
@@ -355,10 +374,10 @@ result<mqi::hobj> local_connection::open_locked(const mqi::object_descriptor& od
   // alias (QREMOTE named as the queue manager) if there is one, else the transmission queue — never a
   // local queue that happens to have the object's name [I] IBM's OAM ("a remote queue manager: the
   // check is on the transmission queue or queue-manager alias").
-  const bool other_qmgr = !qmgr.empty() && qmgr != e.catalog.qmgr_name();
-  std::string auth_name = e.queue_record(name) != nullptr ? name : r.local_queue;
+  const bool other_qmgr = !qmgr.empty() && qmgr != e_->catalog.qmgr_name();
+  std::string auth_name = e_->queue_record(name) != nullptr ? name : r.local_queue;
   if (other_qmgr) {
-    const objects::object_record* alias = e.queue_record(qmgr);
+    const objects::object_record* alias = e_->queue_record(qmgr);
     auth_name = alias != nullptr && alias->type == objects::object_type::qremote ? qmgr : r.local_queue;
   }
   const std::pair<std::int32_t, const char*> needs[] = {
@@ -374,19 +393,19 @@ result<mqi::hobj> local_connection::open_locked(const mqi::object_descriptor& od
   };
   for (const auto& [bits, authority] : needs) {
     if ((options & bits) == 0) continue;
-    if (e.authorized(c_->who, "QUEUE", auth_name, authority)) continue;
+    if (e_->authorized(c_->who, "QUEUE", auth_name, authority)) continue;
     // SETALL includes SETID [I] IBM's OAM.
-    if (std::string_view(authority) == "SETID" && e.authorized(c_->who, "QUEUE", auth_name, "SETALL"))
+    if (std::string_view(authority) == "SETID" && e_->authorized(c_->who, "QUEUE", auth_name, "SETALL"))
       continue;
     // Likewise PASSALL includes PASSID [I] (MQOO_PASS_ALL_CONTEXT implies MQOO_PASS_IDENTITY_CONTEXT).
-    if (std::string_view(authority) == "PASSID" && e.authorized(c_->who, "QUEUE", auth_name, "PASSALL"))
+    if (std::string_view(authority) == "PASSID" && e_->authorized(c_->who, "QUEUE", auth_name, "PASSALL"))
       continue;
-    e.log_error(std::string(imsb::msg::IMB1180E) + ": user " + c_->who.user +
-                " not authorized: " + std::string(authority) + " on queue " + auth_name + " (" + call + ")");
+    e_->log_error(std::string(imsb::msg::IMB1180E) + ": user " + c_->who.user + " not authorized: " +
+                  std::string(authority) + " on queue " + auth_name + " (" + call + ")");
     return mqi_error(call, mq::MQRC_NOT_AUTHORIZED,
                      "user " + c_->who.user + " lacks " + authority + " authority on queue " + auth_name);
   }
-  local_queue* q = e.queue_of(r.local_queue);
+  local_queue* q = e_->queue_of(r.local_queue);
   if (q == nullptr) return mqi_error(call, mq::MQRC_UNKNOWN_OBJECT_NAME, "no local queue " + r.local_queue);
   handle_state hs;
   hs.object_name = name;
@@ -397,7 +416,7 @@ result<mqi::hobj> local_connection::open_locked(const mqi::object_descriptor& od
   hs.xmit = r.needs_xmit_header;
   hs.options = options;
   if (input_bits != 0) {
-    const objects::object_record* lrec = e.queue_record(r.local_queue);
+    const objects::object_record* lrec = e_->queue_record(r.local_queue);
     const bool exclusive = input_bits == mq::MQOO_INPUT_EXCLUSIVE ||
                            (input_bits == mq::MQOO_INPUT_AS_Q_DEF && attr_is(lrec, "DEFSOPT", "EXCL")) ||
                            attr_is(lrec, "SHARE", "NOSHARE");
@@ -421,21 +440,20 @@ result<mqi::hobj> local_connection::open_locked(const mqi::object_descriptor& od
 // MQRC_UNKNOWN_OBJECT_NAME; INQ authority on the queue manager [C] the MQOPEN topic's MQOT_Q_MGR rules.
 result<mqi::hobj> local_connection::open_qmgr_locked(const mqi::object_descriptor& od, std::int32_t options,
                                                      const char* call) {
-  engine& e = *e_;
   if ((options & ~(mq::MQOO_INQUIRE | mq::MQOO_FAIL_IF_QUIESCING)) != 0)
     return mqi_error(call, mq::MQRC_OPTION_NOT_VALID_FOR_TYPE,
                      "the queue manager object opens with MQOO_INQUIRE only");
   const std::string name = trimmed(od.object_name);
-  const std::string& own = e.catalog.qmgr_name();
+  const std::string& own = e_->catalog.qmgr_name();
   if (!name.empty() && name != own)
     return mqi_error(call, mq::MQRC_UNKNOWN_OBJECT_NAME, name + " is not this queue manager (" + own + ")");
   const std::string qmgr = trimmed(od.object_qmgr_name);
   if (!qmgr.empty() && qmgr != own)
     return mqi_error(call, mq::MQRC_UNKNOWN_OBJECT_Q_MGR,
                      "the queue manager object of " + qmgr + " cannot be opened from " + own);
-  if (!e.authorized(c_->who, "QMGR", own, "INQ")) {
-    e.log_error(std::string(imsb::msg::IMB1180E) + ": user " + c_->who.user +
-                " not authorized: INQ on queue manager " + own + " (" + call + ")");
+  if (!e_->authorized(c_->who, "QMGR", own, "INQ")) {
+    e_->log_error(std::string(imsb::msg::IMB1180E) + ": user " + c_->who.user +
+                  " not authorized: INQ on queue manager " + own + " (" + call + ")");
     return mqi_error(call, mq::MQRC_NOT_AUTHORIZED,
                      "user " + c_->who.user + " lacks INQ authority on queue manager " + own);
   }
@@ -448,10 +466,9 @@ result<mqi::hobj> local_connection::open_qmgr_locked(const mqi::object_descripto
   return h;
 }
 
-mqi::result<mqi::put_result> local_connection::put_locked(std::unique_lock<std::mutex>& lk, mqi::hobj handle,
-                                                          const mq::mqmd& md, bytes_view data,
-                                                          std::int32_t options, const char* call) {
-  engine& e = *e_;
+mqi::result<mqi::put_result> local_connection::put_locked(mqi::hobj handle, const mq::mqmd& md,
+                                                          bytes_view data, std::int32_t options,
+                                                          const char* call, log_batch& batch) {
   auto hit = c_->handles.find(handle);
   if (hit == c_->handles.end())
     return mqi_error(call, mq::MQRC_HOBJ_ERROR, "handle " + std::to_string(handle) + " is not open");
@@ -472,7 +489,7 @@ mqi::result<mqi::put_result> local_connection::put_locked(std::unique_lock<std::
                      "unsupported MQPMO options X'" + hex32(options & ~known_pmo) + "'");
   if ((options & mq::MQPMO_SYNCPOINT) != 0 && (options & mq::MQPMO_NO_SYNCPOINT) != 0)
     return mqi_error(call, mq::MQRC_OPTIONS_ERROR, "MQPMO_SYNCPOINT with MQPMO_NO_SYNCPOINT");
-  if ((e.quiescing || e.ended) && (options & mq::MQPMO_FAIL_IF_QUIESCING) != 0)
+  if ((e_->quiescing || e_->ended) && (options & mq::MQPMO_FAIL_IF_QUIESCING) != 0)
     return mqi_error(call, mq::MQRC_Q_MGR_QUIESCING, "the queue manager is quiescing");
   // A context option needs the open option that allows it (or one that implies it: SET_ALL implies
   // every other, PASS_ALL and SET_IDENTITY imply PASS_IDENTITY), else IBM's MQRC_NOT_OPEN_FOR_PASS_ALL /
@@ -496,14 +513,14 @@ mqi::result<mqi::put_result> local_connection::put_locked(std::unique_lock<std::
   };
   for (const context_need& n : context_needs)
     if ((options & n.pmo) != 0 && (h.options & n.oo) == 0) return mqi_error(call, n.rc, n.what);
-  const objects::object_record* opened = e.queue_record(h.object_name);
-  const objects::object_record* target = e.queue_record(h.local_queue);
-  if (target == nullptr || e.queue_of(h) == nullptr)
+  const objects::object_record* opened = e_->queue_record(h.object_name);
+  const objects::object_record* target = e_->queue_record(h.local_queue);
+  if (target == nullptr || e_->queue_of(h) == nullptr)
     return mqi_error(call, mq::MQRC_Q_DELETED, "queue " + h.local_queue + " was deleted");
   // An alias or remote definition that is PUT(DISABLED) inhibits too [I: DISPLAY-QUEUE].
   if (attr_is(opened, "PUT", "DISABLED"))
     return mqi_error(call, mq::MQRC_PUT_INHIBITED, "queue " + h.object_name + " is PUT(DISABLED)");
-  rules::put_context ctx = e.context_for(c_->who, opened != nullptr ? opened : target);
+  rules::put_context ctx = e_->context_for(c_->who, opened != nullptr ? opened : target);
   ctx.may_set_identity = (h.options & (mq::MQOO_SET_IDENTITY_CONTEXT | mq::MQOO_SET_ALL_CONTEXT)) != 0;
   ctx.may_set_all = (h.options & mq::MQOO_SET_ALL_CONTEXT) != 0;
   result<mq::mqmd> prepared = rules::prepare_put(md, options, ctx);
@@ -522,40 +539,32 @@ mqi::result<mqi::put_result> local_connection::put_locked(std::unique_lock<std::
   // [C: QREMOTE-USES, REPLYALIAS-WMB].
   std::string rq = trimmed(out.reply_to_q), rqm = trimmed(out.reply_to_q_mgr);
   if (!rq.empty()) {
-    objects::apply_reply_to_alias(e.snap, rq, rqm);
-    if (rqm.empty()) rqm = e.catalog.qmgr_name();
+    objects::apply_reply_to_alias(e_->snap, rq, rqm);
+    if (rqm.empty()) rqm = e_->catalog.qmgr_name();
     out.reply_to_q = pad(rq, mq::MQ_Q_NAME_LENGTH);
     out.reply_to_q_mgr = pad(rqm, mq::MQ_Q_MGR_NAME_LENGTH);
   }
   const bool syncpoint = (options & mq::MQPMO_SYNCPOINT) != 0;
   conn_state* uow = syncpoint ? c_.get() : nullptr;
-  log_batch batch;
-  result<msg_key> key = [&]() -> result<msg_key> {
-    if (!h.xmit) return e.deliver(uow, h.local_queue, out, data.to_bytes(), batch, call);
+  result<msg_key> key = [&]() IMSB_REQUIRES(e_->mu) -> result<msg_key> {
+    if (!h.xmit) return e_->deliver(uow, h.local_queue, out, data.to_bytes(), batch, call);
     rules::outgoing x = rules::make_xmit(out, data, h.local_queue, h.resolved_q, h.resolved_qmgr, ctx);
-    return e.deliver(uow, h.local_queue, x.md, std::move(x.data), batch, call);
+    return e_->deliver(uow, h.local_queue, x.md, std::move(x.data), batch, call);
   }();
   if (!key) return key.error();
-  ++e.counters.puts;
-  if (!h.xmit && !e.is_xmitq(h.local_queue) && (out.report & mq::MQRO_COA) != 0) {
+  ++e_->counters.puts;
+  if (!h.xmit && !e_->is_xmitq(h.local_queue) && (out.report & mq::MQRO_COA) != 0) {
     // COA when the message reaches its local queue, in the put's unit of work [C: JAVA-MQRO].
     // Not on a transmission queue (put there directly): COA is for the destination queue [I].
-    const msg_entry& ent = e.queues[h.local_queue].messages.at(*key);
-    e.report(rules::report_kind::coa, ent, uow, batch);
+    const msg_entry& ent = e_->queues[h.local_queue].messages.at(*key);
+    e_->report(rules::report_kind::coa, ent, uow, batch);
   }
-  mqi::put_result pr{out, h.resolved_q, h.resolved_qmgr};
-  // Outside syncpoint the put (and its COA) becomes visible once durable; when the log fails, finish()
-  // undoes it, so that the call that failed changed nothing (recovery_log.hpp) [D]. The force is MQPUT's
-  // last step; MQPUT1 closes its handle after it, and the server installs no force_sink for MQPUT1.
-  auto r = e.finish(lk, batch, call, true);
-  if (!r) return r.error();
-  return pr;
+  return mqi::put_result{out, h.resolved_q, h.resolved_qmgr};
 }
 
 mqi::result<mqi::message> local_connection::get_impl(mqi::hobj handle, const mqi::get_request& req) {
-  std::unique_lock<std::mutex> lk(e_->mu);
+  sync::unique_lock lk(e_->mu);
   if (auto bad = check("MQGET")) return *bad;
-  engine& e = *e_;
   auto hit = c_->handles.find(handle);
   if (hit == c_->handles.end())
     return mqi_error("MQGET", mq::MQRC_HOBJ_ERROR, "handle " + std::to_string(handle) + " is not open");
@@ -602,7 +611,7 @@ mqi::result<mqi::message> local_connection::get_impl(mqi::hobj handle, const mqi
   const bool under_cursor = browse_cursor || (req.options & mq::MQGMO_MSG_UNDER_CURSOR) != 0;
   if (under_cursor && !hit->second.browse_seq)
     return mqi_error("MQGET", mq::MQRC_NO_MSG_UNDER_CURSOR, "no browse has positioned the cursor");
-  if ((e.quiescing || e.ended) && (req.options & mq::MQGMO_FAIL_IF_QUIESCING) != 0)
+  if ((e_->quiescing || e_->ended) && (req.options & mq::MQGMO_FAIL_IF_QUIESCING) != 0)
     return mqi_error("MQGET", mq::MQRC_Q_MGR_QUIESCING, "the queue manager is quiescing");
   // SYNCPOINT_IF_PERSISTENT: under syncpoint when the message found is persistent (decided below).
   const bool syncpoint_always = !browse && (req.options & mq::MQGMO_SYNCPOINT) != 0;
@@ -615,20 +624,20 @@ mqi::result<mqi::message> local_connection::get_impl(mqi::hobj handle, const mqi
   log_batch batch;
   bool waited = false;  // for counters.get_waits
   for (;;) {
-    if ((c_->broken || c_->stopped) && waited) ++e.counters.get_waits.stopped;
+    if ((c_->broken || c_->stopped) && waited) ++e_->counters.get_waits.stopped;
     if (c_->broken)
       return mqi_error("MQGET", mq::MQRC_CONNECTION_BROKEN, "the queue manager ended the connection");
     if (c_->stopped) return stopped_error("MQGET");
     handle_state& h = c_->handles.at(handle);
-    local_queue* q = e.queue_of(h);
+    local_queue* q = e_->queue_of(h);
     if (q == nullptr)
       return mqi_error("MQGET", mq::MQRC_Q_DELETED, "queue " + h.local_queue + " was deleted");
     // Browse too: IBM MQ refuses every MQGET, browse included, with 2016 while the queue is GET(DISABLED).
-    if (attr_is(e.queue_record(h.local_queue), "GET", "DISABLED") ||
-        attr_is(e.queue_record(h.object_name), "GET", "DISABLED"))
+    if (attr_is(e_->queue_record(h.local_queue), "GET", "DISABLED") ||
+        attr_is(e_->queue_record(h.object_name), "GET", "DISABLED"))
       return mqi_error("MQGET", mq::MQRC_GET_INHIBITED, "queue " + h.object_name + " is GET(DISABLED)");
     // One pass: expired messages met are removed (their own batch, an EXPIRATION report each).
-    const std::int64_t now = e.now_ms();
+    const std::int64_t now = e_->now_ms();
     std::vector<msg_key> expired;
     std::optional<msg_key> found;
     const bool from_cursor = browse && (req.options & mq::MQGMO_BROWSE_NEXT) != 0 && h.browse_seq.has_value();
@@ -659,21 +668,21 @@ mqi::result<mqi::message> local_connection::get_impl(mqi::hobj handle, const mqi
       m.locked_by = c_->id;
       m.committing = msg_entry::commit_state::get;
       batch.pending.push_back(uow_op{false, h.local_queue, k});
-      ++e.counters.expired;
+      ++e_->counters.expired;
       if (m.persistent) {
         log_op g{log_op::kind::get, h.local_queue, {}};
         g.message.token = m.token;
         batch.ops.push_back(std::move(g));
       }
-      e.report(rules::report_kind::expiration, m, nullptr, batch);
-      q = e.queue_of(h);  // a report may have gone to this very queue
+      e_->report(rules::report_kind::expiration, m, nullptr, batch);
+      q = e_->queue_of(h);  // a report may have gone to this very queue
     }
     if (found) {
       auto it = q->messages.find(*found);
       msg_entry& m = it->second;
       const std::size_t len = m.b->data.size();
       if (req.max_length && len > *req.max_length && (req.options & mq::MQGMO_ACCEPT_TRUNCATED_MSG) == 0) {
-        (void)e.finish(lk, batch, "MQGET");
+        (void)e_->finish(lk, batch, "MQGET");
         return mqi_error(
             "MQGET", mq::MQRC_TRUNCATED_MSG_FAILED,
             "message of " + std::to_string(len) + " bytes, buffer " + std::to_string(*req.max_length));
@@ -689,16 +698,16 @@ mqi::result<mqi::message> local_connection::get_impl(mqi::hobj handle, const mqi
                           static_cast<std::ptrdiff_t>(req.max_length ? std::min(len, *req.max_length) : len));
       out.token = m.token;
       const bool syncpoint = syncpoint_always || (syncpoint_if_persistent && m.persistent);
-      if (!browse && syncpoint && static_cast<std::int64_t>(c_->uow.size()) >= e.max_uncommitted()) {
-        (void)e.finish(lk, batch, "MQGET");
-        return mqi_error(
-            "MQGET", mq::MQRC_SYNCPOINT_LIMIT_REACHED,
-            "the unit of work holds MAXUMSGS " + std::to_string(e.max_uncommitted()) + " messages");
+      const std::int64_t maxumsgs = e_->max_uncommitted();
+      if (!browse && syncpoint && static_cast<std::int64_t>(c_->uow.size()) >= maxumsgs) {
+        (void)e_->finish(lk, batch, "MQGET");  // (the catalog may not be read after this: mu is let go)
+        return mqi_error("MQGET", mq::MQRC_SYNCPOINT_LIMIT_REACHED,
+                         "the unit of work holds MAXUMSGS " + std::to_string(maxumsgs) + " messages");
       }
       if (browse) {
         h.browse_seq = found->seq;
       } else {
-        ++e.counters.gets;
+        ++e_->counters.gets;
         if (syncpoint) {
           m.locked_by = c_->id;
           c_->uow.push_back(uow_op{false, h.local_queue, *found});
@@ -714,12 +723,12 @@ mqi::result<mqi::message> local_connection::get_impl(mqi::hobj handle, const mqi
           }
           // No COD from a transmission queue: COD is the receiving application's get at the destination
           // [C: JAVA-MQRO], not a channel's [I].
-          if ((m.b->md.report & mq::MQRO_COD) != 0 && !e.is_xmitq(h.local_queue))
-            e.report(rules::report_kind::cod, m, nullptr, batch);
+          if ((m.b->md.report & mq::MQRO_COD) != 0 && !e_->is_xmitq(h.local_queue))
+            e_->report(rules::report_kind::cod, m, nullptr, batch);
         }
       }
-      if (waited) ++e.counters.get_waits.message;
-      auto r = e.finish(lk, batch, "MQGET", true);
+      if (waited) ++e_->counters.get_waits.message;
+      auto r = e_->finish(lk, batch, "MQGET", true);
       if (!r) return r.error();
       if (out.data.size() < len) {
         std::string why =
@@ -731,22 +740,22 @@ mqi::result<mqi::message> local_connection::get_impl(mqi::hobj handle, const mqi
     }
     if (!batch.empty()) {
       // Expired messages removed: make that durable before waiting on.
-      auto r = e.finish(lk, batch, "MQGET");
+      auto r = e_->finish(lk, batch, "MQGET");
       lk.lock();
       if (!r) return r.error();
       continue;
     }
     if (under_cursor)
       return mqi_error("MQGET", mq::MQRC_NO_MSG_UNDER_CURSOR, "the message under the browse cursor is gone");
-    if (wait && (e.quiescing || e.ended))
+    if (wait && (e_->quiescing || e_->ended))
       return mqi_error("MQGET", mq::MQRC_Q_MGR_QUIESCING, "the queue manager is quiescing");
     if (!wait || (!unlimited && std::chrono::steady_clock::now() >= deadline)) {
-      if (waited) ++e.counters.get_waits.timeout;
+      if (waited) ++e_->counters.get_waits.timeout;
       return mqi_error("MQGET", mq::MQRC_NO_MSG_AVAILABLE, "no message on " + h.local_queue);
     }
     waited = true;
-    detail::blocking_region waiting;               // blocking.hpp
-    engine::waiter w(e, c_.get(), h.local_queue);  // woken by its queue, its connection, or everyone
+    detail::blocking_region waiting;                 // blocking.hpp
+    engine::waiter w(*e_, c_.get(), h.local_queue);  // woken by its queue, its connection, or everyone
     if (unlimited)
       w.cv.wait(lk);
     else

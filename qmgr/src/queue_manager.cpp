@@ -31,7 +31,11 @@ decode_error mqi_error(std::string call, std::int32_t rc, std::string detail) {
 }
 
 engine::engine(queue_manager_store st, qmgr_lock lk, runtime_options opts, objects::object_catalog cat)
-    : store(std::move(st)), lock(std::move(lk)), options(std::move(opts)), catalog(std::move(cat)) {
+    : store(std::move(st)),
+      options(std::move(opts)),
+      lock(std::move(lk)),
+      catalog(std::move(cat)),
+      qmgr_name(catalog.qmgr_name()) {
   snap = catalog.snapshot();
   error_log_path =
       options.error_log.empty() ? store.directory() / "errors" / "AMQERR01.LOG" : options.error_log;
@@ -51,7 +55,7 @@ void engine::log_error(const std::string& line) {
   gmtime_r(&t, &tm);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S UTC", &tm);
-  std::lock_guard<std::mutex> g(err_mu);
+  sync::lock_guard g(err_mu);
   std::error_code ec;
   fs::create_directories(error_log_path.parent_path(), ec);
   std::ofstream out(error_log_path, std::ios::app);
@@ -96,7 +100,7 @@ void engine::refresh_queue_files() {
     if (auto dir = store.object_path(catalog, objects::object_family::queue, rec->name))
       files[rec->name] = *dir / "q";
   }
-  std::lock_guard<std::mutex> g(files_mu);
+  sync::lock_guard g(files_mu);
   queue_files = std::move(files);
 }
 
@@ -212,7 +216,7 @@ void engine::send_report(conn_state* uow, const rules::outgoing& out, log_batch&
   std::int32_t reason = r.mqrc;
   std::string detail;
   if (r.ok() && !r.model_queue) {
-    result<msg_key> put = [&]() -> result<msg_key> {
+    result<msg_key> put = [&]() IMSB_REQUIRES(mu) -> result<msg_key> {
       if (!r.needs_xmit_header) return deliver(uow, r.local_queue, out.md, out.data, batch, "report");
       rules::put_context ctx = context_for(principal{}, nullptr);
       rules::outgoing x =
@@ -364,20 +368,20 @@ void engine::break_locked(conn_state& c, log_batch& batch) {
   conns.erase(c.id);
 }
 
-result<done> engine::finish(std::unique_lock<std::mutex>& lk, log_batch& batch, const char* call, bool last) {
+result<done> engine::finish(sync::unique_lock& lk, log_batch& batch, const char* call, bool last) {
   if (!batch.ops.empty() && !log) {
     // The queue manager has ended (its log is closed): nothing can be made durable, so the call fails
     // and changes nothing [D].
     settle_locked(batch, false);
     batch.ops.clear();
-    if (lk.owns_lock()) lk.unlock();
+    lk.unlock(mu);
     return mqi_error(call, mq::MQRC_Q_MGR_STOPPING, "the queue manager has ended: its log is closed");
   }
   if (batch.ops.empty()) {
     // Non-persistent changes only: nothing to wait for.
     settle_locked(batch, true);
     maybe_checkpoint(lk);
-    if (lk.owns_lock()) lk.unlock();
+    lk.unlock(mu);
     return std::monostate{};
   }
   // Appended under mu, so that the log's order is the order of the changes; waited for outside it.
@@ -391,7 +395,7 @@ result<done> engine::finish(std::unique_lock<std::mutex>& lk, log_batch& batch, 
     const std::uint64_t seq = log->append(batch.ops);
     ++log_waiters;
     recovery_log* l = log.get();
-    lk.unlock();
+    lk.unlock(mu);
     const auto logged = [l, seq, call]() -> result<done> {
       const std::int32_t failed =
           detail::engine_log_hook ? detail::engine_log_hook(detail::log_hook_point::wait) : 0;
@@ -407,20 +411,20 @@ result<done> engine::finish(std::unique_lock<std::mutex>& lk, log_batch& batch, 
       sink->seq = seq;
       sink->rest = [this, kept, logged, call, checkpoints_before]() -> result<done> {
         result<done> outcome = logged();
-        std::unique_lock<std::mutex> relock(mu);
+        sync::unique_lock relock(mu);
         if (--log_waiters == 0) cv.notify_all();
         return settle_finished(relock, *kept, std::move(outcome), call, checkpoints_before);
       };
       return std::monostate{};
     }
     r = logged();
-    lk.lock();
+    lk.lock(mu);
     if (--log_waiters == 0) cv.notify_all();  // the end waits for none
   }
   return settle_finished(lk, batch, std::move(r), call, checkpoints_before);
 }
 
-result<done> engine::settle_finished(std::unique_lock<std::mutex>& lk, log_batch& batch, result<done> r,
+result<done> engine::settle_finished(sync::unique_lock& lk, log_batch& batch, result<done> r,
                                      const char* call, std::uint64_t checkpoints_before) {
   batch.ops.clear();
   settle_locked(batch, r.ok());
@@ -428,14 +432,14 @@ result<done> engine::settle_finished(std::unique_lock<std::mutex>& lk, log_batch
     // A checkpoint begun since the append counted this batch as done: take another, so that the queue
     // files do not keep what was just undone [D].
     if (checkpoints_begun != checkpoints_before) checkpoint_again = true;
-    if (lk.owns_lock()) lk.unlock();
+    lk.unlock(mu);
     log_error(std::string(imsb::msg::IMB1182E) + ": recovery log: " + r.error().to_string());
     decode_error e = r.error();
     e.field = call;
     return e;
   }
   maybe_checkpoint(lk);
-  if (lk.owns_lock()) lk.unlock();
+  lk.unlock(mu);
   return std::monostate{};
 }
 
@@ -452,7 +456,7 @@ bool engine::checkpoint_may_fit() const {
   return ec || need <= sp.available;
 }
 
-void engine::maybe_checkpoint(std::unique_lock<std::mutex>& lk) {
+void engine::maybe_checkpoint(sync::unique_lock& lk) {
   if (!log || checkpoint_running || !(checkpoint_again || log->needs_checkpoint())) return;
   // After a checkpoint failed for space, another is tried only once it may fit (gets made the queues
   // smaller, or space was freed): each attempt starts a new extent, which costs space too [D].
@@ -513,11 +517,11 @@ void engine::maybe_checkpoint(std::unique_lock<std::mutex>& lk) {
   }
   ++log_waiters;
   recovery_log* l = log.get();
-  lk.unlock();
+  lk.unlock(mu);
   result<done> r = l->write_checkpoint(cp, std::move(sources));
   if (!r.ok())
     log_error(std::string(imsb::msg::IMB1182E) + ": recovery log checkpoint: " + r.error().to_string());
-  lk.lock();
+  lk.lock(mu);
   --log_waiters;
   checkpoint_running = false;
   // A checkpoint that did not fit (2056) is tried again once it may (above): only a checkpoint frees
@@ -549,11 +553,14 @@ result<std::unique_ptr<queue_manager>> queue_manager::start(queue_manager_store 
   auto e = std::make_shared<engine>(std::move(store), std::move(lock), std::move(options),
                                     std::move(catalog).value());
   qm->impl_->e = e;
+  // Nothing else can reach the engine yet; mu is held for the analysis's sake (and costs nothing). It is
+  // let go before qm, whose destructor takes it, on every way out.
+  sync::lock_guard held(e->mu);
   e->refresh_queue_files();
   engine* raw = e.get();  // the engine outlives its log (the destructor ends the log first)
   recovery_log::queue_file_fn queue_file =
       [raw](const std::string& q) -> std::optional<std::filesystem::path> {
-    std::lock_guard<std::mutex> g(raw->files_mu);
+    sync::lock_guard g(raw->files_mu);
     auto it = raw->queue_files.find(q);
     if (it == raw->queue_files.end()) return std::nullopt;
     return it->second;
@@ -598,29 +605,29 @@ queue_manager::~queue_manager() {
   engine& e = *impl_->e;
   {
     // Ended before the connections break, so that no new connection or call slips in between [D].
-    std::lock_guard<std::mutex> g(e.mu);
+    sync::lock_guard g(e.mu);
     e.quiescing = true;
     e.ended = true;
     e.changed();
   }
   stop_connections();
-  std::unique_lock<std::mutex> lk(e.mu);
+  sync::unique_lock lk(e.mu);
   e.changed();
   // A connection thread may still be waiting for the log outside the mutex: let it finish first.
-  e.cv.wait(lk, [&] { return e.log_waiters == 0; });
+  while (e.log_waiters != 0) e.cv.wait(lk);
   std::unique_ptr<recovery_log> log = std::move(e.log);
   lk.unlock();
   log.reset();  // writes what is buffered
-  std::lock_guard<std::mutex> g(e.mu);
+  sync::lock_guard g(e.mu);
   e.lock = qmgr_lock();
 }
 
-const std::string& queue_manager::name() const noexcept { return impl_->e->catalog.qmgr_name(); }
+const std::string& queue_manager::name() const noexcept { return impl_->e->qmgr_name; }
 const queue_manager_store& queue_manager::store() const noexcept { return impl_->e->store; }
 
 result<std::unique_ptr<mqi::connection>> queue_manager::connect(const principal& who) {
   engine& e = *impl_->e;
-  std::unique_lock<std::mutex> lk(e.mu);
+  sync::unique_lock lk(e.mu);
   if (e.quiescing || e.ended)
     return engine_detail::mqi_error("MQCONN", mq::MQRC_Q_MGR_QUIESCING,
                                     "queue manager " + name() + " is ending");
@@ -641,14 +648,14 @@ result<std::unique_ptr<mqi::connection>> queue_manager::connect(const principal&
 
 void queue_manager::quiesce() {
   engine& e = *impl_->e;
-  std::lock_guard<std::mutex> g(e.mu);
+  sync::lock_guard g(e.mu);
   e.quiescing = true;
   e.changed();
 }
 
 void queue_manager::stop_connections() {
   engine& e = *impl_->e;
-  std::unique_lock<std::mutex> lk(e.mu);
+  sync::unique_lock lk(e.mu);
   engine_detail::log_batch batch;
   while (!e.conns.empty()) {
     std::shared_ptr<engine_detail::conn_state> c = e.conns.begin()->second;
@@ -659,12 +666,12 @@ void queue_manager::stop_connections() {
 }
 
 std::size_t queue_manager::connection_count() const {
-  std::lock_guard<std::mutex> g(impl_->e->mu);
+  sync::lock_guard g(impl_->e->mu);
   return impl_->e->conns.size();
 }
 
 void queue_manager::set_runtime_command_handler(runtime_command_fn fn) {
-  std::lock_guard<std::mutex> g(impl_->e->mu);
+  sync::lock_guard g(impl_->e->mu);
   impl_->e->runtime_handler = std::move(fn);
 }
 
@@ -672,7 +679,7 @@ void queue_manager::log_error(const std::string& line) { impl_->e->log_error(lin
 
 queue_manager::stats queue_manager::statistics() const {
   engine& e = *impl_->e;
-  std::lock_guard<std::mutex> g(e.mu);
+  sync::lock_guard g(e.mu);
   stats s = e.counters;
   s.waiting = e.waiters.size();
   if (e.log) s.log = e.log->statistics();

@@ -10,12 +10,10 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <set>
 #include <thread>
 #include <unordered_map>
@@ -24,6 +22,7 @@
 #include "blocking.hpp"
 #include "imsb/mq/codes.hpp"
 #include "imsb/mq/constants.hpp"
+#include "imsb/sync/mutex.hpp"
 #include "store_io.hpp"
 
 namespace imsb::qmgr {
@@ -583,33 +582,36 @@ struct recovery_log::impl {
   std::filesystem::path log_dir;
   queue_file_fn queue_file;
   log_options options;
-  control_data control;
+  // Guards what follows down to the writer's own state.
+  mutable sync::mutex mu;
+  control_data control IMSB_GUARDED_BY(mu);
 
-  mutable std::mutex mu;
-  std::condition_variable work_cv;  // the writer waits for work
-  std::condition_variable done_cv;  // committers wait for durability
+  sync::condition_variable work_cv;  // the writer waits for work
+  sync::condition_variable done_cv;  // committers wait for durability
   struct pending_batch {
     std::uint64_t seq;
     std::uint64_t extent;
     bytes data;
   };
-  std::deque<pending_batch> pending;
-  std::multimap<std::uint64_t, std::function<void()>> watchers;  // when_durable(), by seq
-  std::uint64_t next_seq = 1;
-  std::uint64_t completed_seq = 0;       // every seq ≤ this is durable or failed
-  std::set<std::uint64_t> failed_space;  // seqs that did not fit (2056), until waited for
-  std::optional<decode_error> fatal;     // the log failed: every later call fails
-  std::uint64_t append_extent = 0;       // the extent append() targets
-  std::uint64_t append_extent_bytes = 0;
-  bool append_extent_written = false;  // a batch of append_extent is on disk: a checkpoint would retire it
-  bool space_failed = false;           // a write failed for space since the last begin_checkpoint()
-  std::uint64_t closed_seq = ~std::uint64_t{0};  // close(): every later seq fails
-  bool checkpoint_running = false;
-  std::uint64_t checkpoint_seq = 0;  // the last seq of the extent being checkpointed
-  std::uint64_t checkpoint_next_token = 1;
-  std::set<std::string> seen_queues;  // named by a batch since the last checkpoint
-  bool stopping = false;
-  stats st;
+  std::deque<pending_batch> pending IMSB_GUARDED_BY(mu);
+  std::multimap<std::uint64_t, std::function<void()>> watchers IMSB_GUARDED_BY(mu);  // when_durable(), by seq
+  std::uint64_t next_seq IMSB_GUARDED_BY(mu) = 1;
+  std::uint64_t completed_seq IMSB_GUARDED_BY(mu) = 0;       // every seq ≤ this is durable or failed
+  std::set<std::uint64_t> failed_space IMSB_GUARDED_BY(mu);  // seqs that did not fit (2056), until waited for
+  std::optional<decode_error> fatal IMSB_GUARDED_BY(mu);     // the log failed: every later call fails
+  std::uint64_t append_extent IMSB_GUARDED_BY(mu) = 0;       // the extent append() targets
+  std::uint64_t append_extent_bytes IMSB_GUARDED_BY(mu) = 0;
+  bool append_extent_written IMSB_GUARDED_BY(mu) =
+      false;  // a batch of append_extent is on disk: a checkpoint would retire it
+  bool space_failed IMSB_GUARDED_BY(mu) =
+      false;  // a write failed for space since the last begin_checkpoint()
+  std::uint64_t closed_seq IMSB_GUARDED_BY(mu) = ~std::uint64_t{0};  // close(): every later seq fails
+  bool checkpoint_running IMSB_GUARDED_BY(mu) = false;
+  std::uint64_t checkpoint_seq IMSB_GUARDED_BY(mu) = 0;  // the last seq of the extent being checkpointed
+  std::uint64_t checkpoint_next_token IMSB_GUARDED_BY(mu) = 1;
+  std::set<std::string> seen_queues IMSB_GUARDED_BY(mu);  // named by a batch since the last checkpoint
+  bool stopping IMSB_GUARDED_BY(mu) = false;
+  stats st IMSB_GUARDED_BY(mu);
 
   // The writer's own state (only the writer thread touches it once started).
   int fd = -1;
@@ -618,11 +620,11 @@ struct recovery_log::impl {
   std::thread writer;
 
   void writer_loop();
-  bool durable_locked(std::uint64_t seq) const {
+  bool durable_locked(std::uint64_t seq) const IMSB_REQUIRES(mu) {
     return completed_seq >= seq || fatal.has_value() || seq > closed_seq;
   }
   // The watchers whose batch is durable now (or never will be), to be called outside mu.
-  std::vector<std::function<void()>> due_watchers_locked() {
+  std::vector<std::function<void()>> due_watchers_locked() IMSB_REQUIRES(mu) {
     std::vector<std::function<void()>> due;
     for (auto it = watchers.begin(); it != watchers.end();) {
       if (!durable_locked(it->first)) {
@@ -657,8 +659,8 @@ void recovery_log::impl::writer_loop() {
   for (;;) {
     std::vector<pending_batch> work;
     {
-      std::unique_lock<std::mutex> lock(mu);
-      work_cv.wait(lock, [&] { return stopping || !pending.empty(); });
+      sync::unique_lock lock(mu);
+      while (!stopping && pending.empty()) work_cv.wait(lock);
       if (pending.empty()) return;  // stopping with nothing left
       if (detail::before_log_write != nullptr) {
         lock.unlock();
@@ -744,7 +746,7 @@ void recovery_log::impl::writer_loop() {
     }
     std::vector<std::function<void()>> due;
     {
-      std::lock_guard<std::mutex> lock(mu);
+      sync::lock_guard lock(mu);
       if (error && !fatal) fatal = error;
       failed_space.insert(no_space.begin(), no_space.end());
       if (!no_space.empty()) space_failed = true;
@@ -774,7 +776,7 @@ recovery_log::~recovery_log() {
 
 void recovery_log::close() {
   {
-    std::lock_guard<std::mutex> lock(impl_->mu);
+    sync::lock_guard lock(impl_->mu);
     if (!impl_->stopping) {
       impl_->stopping = true;
       impl_->closed_seq = impl_->next_seq - 1;  // the writer still writes these; nothing after them
@@ -786,7 +788,7 @@ void recovery_log::close() {
   // What the writer's last round left: batches appended after close(), which are never written.
   std::vector<std::function<void()>> due;
   {
-    std::lock_guard<std::mutex> lock(impl_->mu);
+    sync::lock_guard lock(impl_->mu);
     due = impl_->due_watchers_locked();
   }
   for (auto& then : due) then();
@@ -797,6 +799,9 @@ result<std::unique_ptr<recovery_log>> recovery_log::open(const std::filesystem::
                                                          recovered_state& recovered) {
   std::unique_ptr<recovery_log> log(new recovery_log());
   impl& d = *log->impl_;
+  // No other thread has the log yet (the writer starts last, and waits for mu); held for the analysis,
+  // and let go before `log` goes on every way out.
+  sync::lock_guard lock(d.mu);
   d.log_dir = qmgr_dir / "log";
   d.queue_file = std::move(queue_file);
   d.options = options;
@@ -931,7 +936,7 @@ result<std::unique_ptr<recovery_log>> recovery_log::open(const std::filesystem::
 std::uint64_t recovery_log::append(const std::vector<log_op>& batch) {
   bytes data;
   log_codec::encode_batch(batch, data);
-  std::lock_guard<std::mutex> lock(impl_->mu);
+  sync::lock_guard lock(impl_->mu);
   const std::uint64_t seq = impl_->next_seq++;
   for (const auto& op : batch) impl_->seen_queues.insert(op.queue);
   impl_->append_extent_bytes += data.size();
@@ -948,7 +953,7 @@ std::uint64_t recovery_log::append(const std::vector<log_op>& batch) {
 
 void recovery_log::when_durable(std::uint64_t seq, std::function<void()> then) {
   {
-    std::lock_guard<std::mutex> lock(impl_->mu);
+    sync::lock_guard lock(impl_->mu);
     if (!impl_->durable_locked(seq)) {
       impl_->watchers.emplace(seq, std::move(then));
       return;
@@ -958,11 +963,10 @@ void recovery_log::when_durable(std::uint64_t seq, std::function<void()> then) {
 }
 
 result<done> recovery_log::wait_durable(std::uint64_t seq) {
-  std::unique_lock<std::mutex> lock(impl_->mu);
-  const auto durable = [&] { return impl_->durable_locked(seq); };
-  if (!durable()) {
+  sync::unique_lock lock(impl_->mu);
+  if (!impl_->durable_locked(seq)) {
     detail::blocking_region waiting;  // a log force (blocking.hpp)
-    impl_->done_cv.wait(lock, durable);
+    while (!impl_->durable_locked(seq)) impl_->done_cv.wait(lock);
   }
   if (seq > impl_->closed_seq && impl_->completed_seq < seq)
     return mq_error(mq::MQRC_RESOURCE_PROBLEM, impl_->log_dir.string(),
@@ -977,8 +981,8 @@ result<done> recovery_log::wait_durable(std::uint64_t seq) {
 }
 
 bool recovery_log::needs_checkpoint() const {
-  std::lock_guard<std::mutex> lock(impl_->mu);
   const impl& d = *impl_;
+  sync::lock_guard lock(d.mu);
   if (d.checkpoint_running || d.fatal || d.stopping) return false;
   if (d.append_extent_bytes >= d.options.checkpoint_bytes) return true;
   // After a write failed for space only a checkpoint gives space back (by deleting extents), so one is
@@ -987,7 +991,7 @@ bool recovery_log::needs_checkpoint() const {
 }
 
 std::uint64_t recovery_log::begin_checkpoint(std::uint64_t next_token) {
-  std::lock_guard<std::mutex> lock(impl_->mu);
+  sync::lock_guard lock(impl_->mu);
   impl_->checkpoint_running = true;
   impl_->checkpoint_seq = impl_->next_seq - 1;
   impl_->checkpoint_next_token = next_token;
@@ -1018,24 +1022,27 @@ result<done> recovery_log::write_checkpoint(std::uint64_t checkpoint,
   impl& d = *impl_;
   std::set<std::string> names;
   std::uint64_t seq = 0;
+  // The control file as it is: only a checkpoint changes it, and one runs at a time.
+  control_data next;
   {
-    std::lock_guard<std::mutex> lock(d.mu);
+    sync::lock_guard lock(d.mu);
     names = d.seen_queues;
     names.insert(d.control.queues.begin(), d.control.queues.end());
     seq = d.checkpoint_seq;
+    next = d.control;
+    next.next_token = d.checkpoint_next_token;
   }
   const auto finish = [&d](result<done> r) {
-    std::lock_guard<std::mutex> lock(d.mu);
+    sync::lock_guard lock(d.mu);
     d.checkpoint_running = false;
     return r;
   };
   // Extent N must be durable before any queue file claims to hold what it says.
   if (seq > 0) {
-    std::unique_lock<std::mutex> lock(d.mu);
-    const auto durable = [&] { return d.completed_seq >= seq || d.fatal.has_value(); };
-    if (!durable()) {
+    sync::unique_lock lock(d.mu);
+    if (d.completed_seq < seq && !d.fatal) {
       detail::blocking_region waiting;
-      d.done_cv.wait(lock, durable);
+      while (d.completed_seq < seq && !d.fatal) d.done_cv.wait(lock);
     }
     if (d.fatal) {
       d.checkpoint_running = false;
@@ -1052,7 +1059,6 @@ result<done> recovery_log::write_checkpoint(std::uint64_t checkpoint,
   // one new file). A failure stops before the control file: the old extents stay, and a queue file
   // already replaced holds its old file's messages plus what the kept extents add, under checkpoint
   // N+1, so that recovery (which replays only extents >= N+1 into it) finds the same messages [D].
-  control_data next = d.control;
   next.queues.clear();
   std::size_t written = 0;
   static const message_source none;
@@ -1069,7 +1075,6 @@ result<done> recovery_log::write_checkpoint(std::uint64_t checkpoint,
     if (detail::after_checkpoint_queue_file != nullptr) detail::after_checkpoint_queue_file(written);
   }
   next.oldest_extent = checkpoint;
-  next.next_token = d.checkpoint_next_token;
   if (auto w = write_atomically(d.log_dir / "amqhlctl.lfh", encode_control(next), d.options.fsync, ".tmp");
       !w)
     return finish(w.error());
@@ -1081,7 +1086,7 @@ result<done> recovery_log::write_checkpoint(std::uint64_t checkpoint,
   // Not needed for recovery (open() deletes extents older than the control file's oldest again), but
   // the space is what a full file system waits for [D].
   if (deleted && d.options.fsync) (void)sync_folder(d.log_dir);
-  std::lock_guard<std::mutex> lock(d.mu);
+  sync::lock_guard lock(d.mu);
   d.control = std::move(next);
   // seen_queues is kept (it is bounded by the number of queues): a queue named after begin_checkpoint
   // must be rewritten by the next checkpoint too.
@@ -1091,7 +1096,7 @@ result<done> recovery_log::write_checkpoint(std::uint64_t checkpoint,
 }
 
 recovery_log::stats recovery_log::statistics() const {
-  std::lock_guard<std::mutex> lock(impl_->mu);
+  sync::lock_guard lock(impl_->mu);
   return impl_->st;
 }
 

@@ -21,13 +21,11 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
 #include <cstring>
 #include <functional>
 #include <future>
 #include <list>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -51,6 +49,7 @@
 #include "imsb/objects/object.hpp"
 #include "imsb/qmgr/credentials.hpp"
 #include "imsb/qmgr/recovery_log.hpp"
+#include "imsb/sync/mutex.hpp"
 #include "imsb/transport/tcp_common.hpp"
 #include "store_io.hpp"
 #include "wait_watcher.hpp"
@@ -251,7 +250,7 @@ class runner_pool {
 
   // The first runner, serving.
   bool start(std::string& error) {
-    std::lock_guard<std::mutex> lock(mu_);
+    sync::lock_guard lock(mu_);
     serving_ = 1;
     if (start_runner_locked(error)) return true;
     serving_ = 0;
@@ -263,7 +262,7 @@ class runner_pool {
     std::map<std::thread::id, std::thread> runners;
     std::vector<std::thread> retired;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       if (stopping_) return;
       stopping_ = true;
       work_.reset();
@@ -277,7 +276,7 @@ class runner_pool {
   }
 
   // A new runner serves at once (the caller counted it in serving_).
-  bool start_runner_locked(std::string& error) {
+  bool start_runner_locked(std::string& error) IMSB_REQUIRES(mu_) {
     try {
       std::thread t([this] { run(); });
       auto id = t.get_id();
@@ -293,7 +292,7 @@ class runner_pool {
     // Named, so that top -H, ps -L and the tests tell runners from the queue manager's other threads.
     ::pthread_setname_np(::pthread_self(), "qm-runner");
     detail::thread_blocking_hooks() = &hooks_;
-    std::unique_lock<std::mutex> lock(mu_);
+    sync::unique_lock lock(mu_);
     for (;;) {
       lock.unlock();
       io_.run_one();  // a handler ran, or stop()
@@ -304,7 +303,10 @@ class runner_pool {
       --serving_;
       ++standing_by_;
       for (;;) {
-        const bool asked = cv_.wait_for(lock, runner_idle, [&] { return wanted_ > 0 || stopping_; });
+        const auto idle_until = std::chrono::steady_clock::now() + runner_idle;
+        while (wanted_ == 0 && !stopping_)
+          if (cv_.wait_until(lock, idle_until) == std::cv_status::timeout) break;
+        const bool asked = wanted_ > 0 || stopping_;
         if (stopping_) {
           --standing_by_;
           return;
@@ -325,14 +327,14 @@ class runner_pool {
 
   // The sessions dealt to this io_context (the acceptors' has none).
   std::size_t load() {
-    std::lock_guard<std::mutex> lock(mu_);
+    sync::lock_guard lock(mu_);
     return sessions_;
   }
   void add_session() {
     std::string error;
     bool failed = false;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       ++sessions_;
       // Its only runner waits in the call of the one session it had: the new one must not wait for that.
       if (waiting_ > 0) failed = !hand_over_locked(error);
@@ -340,14 +342,14 @@ class runner_pool {
     if (failed) log_no_thread_(error);
   }
   void remove_session() {
-    std::lock_guard<std::mutex> lock(mu_);
+    sync::lock_guard lock(mu_);
     --sessions_;
   }
 
  private:
   // Another runner for the sockets when every serving runner waits and some other session may need one;
   // false (with `error`) when no thread could be started, logged once.
-  bool hand_over_locked(std::string& error) {
+  bool hand_over_locked(std::string& error) IMSB_REQUIRES(mu_) {
     if (serving_ - waiting_ != 0 || sessions_ < 2 || stopping_) return true;
     ++serving_;  // the one asked or started
     if (standing_by_ > wanted_) {
@@ -366,7 +368,7 @@ class runner_pool {
     std::string error;
     bool failed = false;
     {
-      std::lock_guard<std::mutex> lock(p.mu_);
+      sync::lock_guard lock(p.mu_);
       ++p.waiting_;
       ended.swap(p.retired_);
       // A session alone in its io_context waits without a hand-over: nothing else there needs the
@@ -381,7 +383,7 @@ class runner_pool {
 
   static void leave_wait(void* context) noexcept {
     auto& p = *static_cast<runner_pool*>(context);
-    std::lock_guard<std::mutex> lock(p.mu_);
+    sync::lock_guard lock(p.mu_);
     --p.waiting_;
   }
 
@@ -390,17 +392,17 @@ class runner_pool {
   std::function<void(const std::string&)> log_no_thread_;
   detail::blocking_hooks hooks_;
   // Under mu_ (its own: blocking regions enter it under the engine's mutex).
-  std::mutex mu_;
-  std::condition_variable cv_;  // standing-by runners wait here
-  std::map<std::thread::id, std::thread> runners_;
-  std::vector<std::thread> retired_;  // ended, to be joined
-  std::size_t serving_ = 0;           // runners in the io_context (not standing by)
-  std::size_t waiting_ = 0;           // of which inside a blocking region
-  std::size_t standing_by_ = 0;
-  std::size_t wanted_ = 0;  // standing-by runners asked to serve, not yet serving
-  std::size_t sessions_ = 0;
-  bool stopping_ = false;
-  bool no_thread_logged_ = false;
+  sync::mutex mu_;
+  sync::condition_variable cv_;  // standing-by runners wait here
+  std::map<std::thread::id, std::thread> runners_ IMSB_GUARDED_BY(mu_);
+  std::vector<std::thread> retired_ IMSB_GUARDED_BY(mu_);  // ended, to be joined
+  std::size_t serving_ IMSB_GUARDED_BY(mu_) = 0;           // runners in the io_context (not standing by)
+  std::size_t waiting_ IMSB_GUARDED_BY(mu_) = 0;           // of which inside a blocking region
+  std::size_t standing_by_ IMSB_GUARDED_BY(mu_) = 0;
+  std::size_t wanted_ IMSB_GUARDED_BY(mu_) = 0;  // standing-by runners asked to serve, not yet serving
+  std::size_t sessions_ IMSB_GUARDED_BY(mu_) = 0;
+  bool stopping_ IMSB_GUARDED_BY(mu_) = false;
+  bool no_thread_logged_ IMSB_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace
@@ -429,20 +431,20 @@ struct server::impl {
     bool stopping = false;     // on the strand
   };
 
-  mutable std::mutex mu;
-  std::condition_variable changed;  // a session ended
-  detail::wait_watcher watcher;     // the sockets of connections waiting in an MQGET
-  std::shared_ptr<acceptor> bindings;
-  std::map<std::string, std::shared_ptr<acceptor>> listeners;
-  std::list<std::shared_ptr<session>> sessions;  // in accept order
-  std::size_t active = 0;                        // connections counted against max_connections
-  std::size_t pending = 0;                       // of which not logged in yet
-  bool stopped = false;
+  mutable sync::mutex mu;
+  sync::condition_variable changed;  // a session ended
+  detail::wait_watcher watcher;      // the sockets of connections waiting in an MQGET
+  std::shared_ptr<acceptor> bindings IMSB_GUARDED_BY(mu);
+  std::map<std::string, std::shared_ptr<acceptor>> listeners IMSB_GUARDED_BY(mu);
+  std::list<std::shared_ptr<session>> sessions IMSB_GUARDED_BY(mu);  // in accept order
+  std::size_t active IMSB_GUARDED_BY(mu) = 0;   // connections counted against max_connections
+  std::size_t pending IMSB_GUARDED_BY(mu) = 0;  // of which not logged in yet
+  bool stopped IMSB_GUARDED_BY(mu) = false;
   // Connections shed at accept (over max_connections, or pending ones evicted) are logged once per burst:
   // the first, then a count at most every 10 s while it lasts [D].
-  std::size_t shed_unlogged = 0;
-  bool shedding = false;
-  std::chrono::steady_clock::time_point shed_logged_at;
+  std::size_t shed_unlogged IMSB_GUARDED_BY(mu) = 0;
+  bool shedding IMSB_GUARDED_BY(mu) = false;
+  std::chrono::steady_clock::time_point shed_logged_at IMSB_GUARDED_BY(mu);
 
   void log(std::string_view id, const std::string& text) { qm->log_error(line(id, text)); }
   asio::io_context& acceptor_io() { return pools.front()->io(); }
@@ -500,24 +502,24 @@ class server::impl::session : public std::enable_shared_from_this<session> {
   }
   // Any thread: SHUT_RDWR, so that what the session waits for on its socket ends now.
   void shut() noexcept {
-    std::lock_guard<std::mutex> lock(fd_mu_);
+    sync::lock_guard lock(fd_mu_);
     if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
   }
   // Any thread: fails the read in progress (it sees the end) while the peer sees nothing yet: the end that
   // follows closes the socket after its count and its line, in end()'s order.
   void shut_reading() noexcept {
-    std::lock_guard<std::mutex> lock(fd_mu_);
+    sync::lock_guard lock(fd_mu_);
     if (fd_ >= 0) ::shutdown(fd_, SHUT_RD);
   }
   // Any thread: whether the peer sent anything yet — read already, or waiting in the socket to be read.
   bool spoke() noexcept {
     if (heard_) return true;
-    std::lock_guard<std::mutex> lock(fd_mu_);
+    sync::lock_guard lock(fd_mu_);
     int waiting = 0;
     return fd_ >= 0 && ::ioctl(fd_, FIONREAD, &waiting) == 0 && waiting > 0;
   }
 
-  // Under m.mu.
+  // Under m.mu (not annotated: the analysis cannot name the server's mutex from a session).
   bool logged_in = false;
   bool evicted = false;  // shed before login by a newer connection: ends without a log line
 
@@ -547,11 +549,11 @@ class server::impl::session : public std::enable_shared_from_this<session> {
   void ended_before_login(const std::string& what, const std::string& error);
   std::string io_error(const error_code& ec, bool reading) const;
   bool was_evicted() const {
-    std::lock_guard<std::mutex> lock(m_.mu);
+    sync::lock_guard lock(m_.mu);
     return evicted;
   }
   void close_socket() noexcept {
-    std::lock_guard<std::mutex> lock(fd_mu_);
+    sync::lock_guard lock(fd_mu_);
     s_->close();
     fd_ = -1;
   }
@@ -562,8 +564,8 @@ class server::impl::session : public std::enable_shared_from_this<session> {
   server::impl& m_;
   runner_pool& pool_;
   std::unique_ptr<transport::stream> s_;
-  std::mutex fd_mu_;  // fd_ for shut() from other threads, against close_socket()
-  int fd_;
+  sync::mutex fd_mu_;  // fd_ for shut() from other threads, against close_socket()
+  int fd_ IMSB_GUARDED_BY(fd_mu_);
   bool tcp_;
   std::string peer_;
   std::string who_;
@@ -899,7 +901,7 @@ void server::impl::session::login(const wire::request& req) {
   mq_ = std::move(*made);
   login_over_ = true;
   {
-    std::lock_guard<std::mutex> lock(m_.mu);
+    sync::lock_guard lock(m_.mu);
     if (!evicted) {      // (evicted meanwhile: its socket is shut, the send fails)
       logged_in = true;  // no longer counted in max_login_pending, nor evicted
       --m_.pending;
@@ -1136,7 +1138,7 @@ void server::impl::session::end(const std::function<void()>& line) {
 }
 
 void server::impl::session_ended(session& s) {
-  std::lock_guard<std::mutex> lock(mu);
+  sync::lock_guard lock(mu);
   if (!s.evicted) {  // an evicted connection was counted out when it was evicted
     if (!s.logged_in) --pending;
     --active;
@@ -1219,7 +1221,7 @@ void server::impl::on_accept(const std::shared_ptr<acceptor>& a, const boost::sy
   std::string shed;  // why a connection was shed (for the burst's log line)
   bool refused = false;
   {
-    std::lock_guard<std::mutex> lock(mu);
+    sync::lock_guard lock(mu);
     if (active >= options.max_connections) {
       refused = true;
       shed = "connection limit " + std::to_string(options.max_connections) + " reached";
@@ -1280,7 +1282,7 @@ void server::impl::note_shed(const std::string& why) {
   auto now = std::chrono::steady_clock::now();
   std::size_t n = 0;
   {
-    std::lock_guard<std::mutex> lock(mu);
+    sync::lock_guard lock(mu);
     ++shed_unlogged;
     if (shedding && now - shed_logged_at < std::chrono::seconds(10)) return;
     shedding = true;
@@ -1363,7 +1365,7 @@ result<std::uint16_t> server::impl::listen_tcp(const std::string& name, const st
     ::close(fd);
     return fail("cannot listen: " + ec.message());
   }
-  std::lock_guard<std::mutex> lock(mu);
+  sync::lock_guard lock(mu);
   if (stopped || listeners.count(name) != 0) {
     a->tcp_acceptor->close(ec);
     return fail(stopped ? "the server is stopping" : "listener " + name + " is already running");
@@ -1383,7 +1385,7 @@ std::optional<std::vector<std::string>> server::impl::runtime_command(const std:
   if (verb == "STOP") {
     std::shared_ptr<acceptor> a;
     {
-      std::lock_guard<std::mutex> lock(mu);
+      sync::lock_guard lock(mu);
       auto it = listeners.find(name);
       if (it == listeners.end()) return error("the listener is not running");
       a = std::move(it->second);
@@ -1468,7 +1470,10 @@ result<std::unique_ptr<server>> server::start(queue_manager& qm, server_options 
     ::close(fd);
     return io::error_from_errno(path, "cannot listen on the bindings socket", ec.value());
   }
-  m.bindings = a;
+  {
+    sync::lock_guard lock(m.mu);  // the runners are running already
+    m.bindings = a;
+  }
   asio::post(a->strand, [&m, a] { m.accept_next(a); });
   auto* mp = &m;
   qm.set_runtime_command_handler(
@@ -1486,7 +1491,7 @@ result<std::uint16_t> server::start_listener(const std::string& name, const std:
 result<done> server::stop_listener(const std::string& name) {
   std::shared_ptr<impl::acceptor> a;
   {
-    std::lock_guard<std::mutex> lock(impl_->mu);
+    sync::lock_guard lock(impl_->mu);
     auto it = impl_->listeners.find(name);
     if (it == impl_->listeners.end())
       return io::error_of(std::errc::no_such_process, "LISTENER(" + name + ")",
@@ -1499,7 +1504,7 @@ result<done> server::stop_listener(const std::string& name) {
 }
 
 std::vector<server::listener_info> server::listeners() const {
-  std::lock_guard<std::mutex> lock(impl_->mu);
+  sync::lock_guard lock(impl_->mu);
   std::vector<listener_info> out;
   for (const auto& [name, a] : impl_->listeners) out.push_back({name, a->address, a->port});
   return out;
@@ -1510,7 +1515,7 @@ void server::stop() {
   std::shared_ptr<impl::acceptor> bindings;
   std::map<std::string, std::shared_ptr<impl::acceptor>> listeners;
   {
-    std::lock_guard<std::mutex> lock(m.mu);
+    sync::lock_guard lock(m.mu);
     if (m.stopped) return;
     m.stopped = true;
     bindings = std::move(m.bindings);
@@ -1526,9 +1531,9 @@ void server::stop() {
   // work out; one waiting inside a get is stopped (connection::stop) and does the same.
   m.watcher.stop_all();
   {
-    std::unique_lock<std::mutex> lock(m.mu);
+    sync::unique_lock lock(m.mu);
     for (auto& c : m.sessions) c->shut();
-    m.changed.wait(lock, [&] { return m.sessions.empty(); });
+    while (!m.sessions.empty()) m.changed.wait(lock);
   }
   for (auto& p : m.pools) p->stop();
 }

@@ -43,7 +43,7 @@ wait_watcher::~wait_watcher() {
 }
 
 wait_watcher::scope wait_watcher::watch(int fd, mqi::connection& c, consume_backend* wake) {
-  const std::lock_guard<std::mutex> lock(mu_);
+  const sync::lock_guard lock(mu_);
   const std::uint64_t id = next_id_++;
   watched_.emplace(id, entry{fd, &c, wake});
   if (epoll_fd_ >= 0) {
@@ -56,7 +56,7 @@ wait_watcher::scope wait_watcher::watch(int fd, mqi::connection& c, consume_back
 }
 
 void wait_watcher::remove(std::uint64_t id) {
-  const std::lock_guard<std::mutex> lock(mu_);  // never while loop() stops this entry's connection
+  const sync::lock_guard lock(mu_);  // never while loop() stops this entry's connection
   auto it = watched_.find(id);
   if (it == watched_.end()) return;
   if (epoll_fd_ >= 0) (void)::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, it->second.fd, nullptr);
@@ -64,7 +64,7 @@ void wait_watcher::remove(std::uint64_t id) {
 }
 
 void wait_watcher::stop_all() {
-  const std::lock_guard<std::mutex> lock(mu_);
+  const sync::lock_guard lock(mu_);
   for (auto& [id, e] : watched_) e.c->stop();
 }
 
@@ -76,7 +76,7 @@ void wait_watcher::loop() {
       if (errno == EINTR) continue;
       return;
     }
-    const std::lock_guard<std::mutex> lock(mu_);
+    const sync::lock_guard lock(mu_);
     for (int i = 0; i < n; ++i) {
       const std::uint64_t id = events[i].data.u64;
       if (id == end_id) return;

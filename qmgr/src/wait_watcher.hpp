@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <thread>
 
 #include "async_consume.hpp"
@@ -56,9 +55,9 @@ class wait_watcher {
   void remove(std::uint64_t id);
   void loop();
 
-  std::mutex mu_;
-  std::map<std::uint64_t, entry> watched_;
-  std::uint64_t next_id_ = 1;
+  sync::mutex mu_;
+  std::map<std::uint64_t, entry> watched_ IMSB_GUARDED_BY(mu_);
+  std::uint64_t next_id_ IMSB_GUARDED_BY(mu_) = 1;
   int epoll_fd_ = -1;
   int end_fd_ = -1;  // an eventfd in the set: the destructor's way to end loop()
   std::thread thread_;
