@@ -7,13 +7,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <future>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -34,6 +34,7 @@
 #include "imsb/mq/pcf.hpp"
 #include "imsb/mqi/admin.hpp"
 #include "imsb/otma/sense.hpp"
+#include "imsb/sync/mutex.hpp"
 #include "imsb/tpipe/protocol.hpp"
 #include "imsb/tpipe/resync.hpp"
 #include "imsb/tpipe/xcf_link.hpp"
@@ -106,24 +107,33 @@ struct worker_event {
 // RESET TPIPE from engine::command(), answered by the queue's worker: the command may give up
 // waiting (timeout) and cancel it, and the worker may be disconnected or stopping; every case answers.
 struct reset_request {
-  std::mutex mu;
-  std::condition_variable cv;
-  bool cancelled = false, started = false, done = false;
-  std::string answer;
+  sync::mutex mu;
+  sync::condition_variable cv;
+  bool cancelled IMSB_GUARDED_BY(mu) = false;
+  bool started IMSB_GUARDED_BY(mu) = false;
+  bool done IMSB_GUARDED_BY(mu) = false;
+  std::string answer IMSB_GUARDED_BY(mu);
   // Worker side: false when the command gave up (nothing is done then).
-  bool start() {
-    std::lock_guard<std::mutex> lock(mu);
+  bool start() IMSB_EXCLUDES(mu) {
+    sync::lock_guard lock(mu);
     if (cancelled) return false;
     started = true;
     return true;
   }
-  void finish(std::string a) {
+  void finish(std::string a) IMSB_EXCLUDES(mu) {
     {
-      std::lock_guard<std::mutex> lock(mu);
+      sync::lock_guard lock(mu);
       answer = std::move(a);
       done = true;
     }
     cv.notify_all();
+  }
+  // Waiting side, `lock` holding mu: waits at most `d` for finish(); whether it came.
+  bool wait_done(sync::unique_lock& lock, std::chrono::seconds d) IMSB_REQUIRES(mu) {
+    const auto until = std::chrono::steady_clock::now() + d;
+    while (!done)
+      if (cv.wait_until(lock, until) == std::cv_status::timeout) break;
+    return done;
   }
 };
 
@@ -160,10 +170,11 @@ struct engine_core {
   engine_hooks hooks;
 
   // The engine's own connection: discovery, assignments, RESET TPIPE's checks; under own_mu.
-  std::mutex own_mu;
-  std::unique_ptr<mqi::connection> own;
-  std::unique_ptr<state_store> own_store;
+  sync::mutex own_mu;
+  std::unique_ptr<mqi::connection> own IMSB_GUARDED_BY(own_mu);
+  std::unique_ptr<state_store> own_store IMSB_GUARDED_BY(own_mu);
 
+  // Set by engine::start() before the discovery thread, the workers and the partners start; read-only after.
   std::unique_ptr<xcf::service> xcf;
   std::string qmgr_name, member_name, dlq;
   std::int32_t qmgr_ccsid = 1208;
@@ -174,11 +185,13 @@ struct engine_core {
   detail::record_cache records;
   std::vector<state_record> loaded;  // at start: every record (assignments, markers ...)
 
-  mutable std::mutex mu;                                     // partners, workers, assignments
-  std::map<std::string, std::unique_ptr<partner>> partners;  // "group.member"
-  std::vector<std::unique_ptr<worker>> workers;
-  std::map<std::string, std::uint32_t> assignments;  // queue → number
-  std::set<std::string> refused;                     // queues refused (second member of a group ...)
+  // Partners, workers, assignments, refused queues, and each partner's by_tpipe. Taken under own_mu
+  // (discover()), never the other way round.
+  mutable sync::mutex mu;
+  std::map<std::string, std::unique_ptr<partner>> partners IMSB_GUARDED_BY(mu);  // "group.member"
+  std::vector<std::unique_ptr<worker>> workers IMSB_GUARDED_BY(mu);
+  std::map<std::string, std::uint32_t> assignments IMSB_GUARDED_BY(mu);  // queue → number
+  std::set<std::string> refused IMSB_GUARDED_BY(mu);  // queues refused (second member of a group ...)
 
   std::atomic<bool> suspended{false};
   std::atomic<bool> quiescing{false};
@@ -187,8 +200,10 @@ struct engine_core {
   std::atomic<bool> started{false};
 
   std::thread discovery;
-  std::mutex disc_mu;
-  std::condition_variable disc_cv;
+  // Guards no data: quiesce() takes it between setting `quiescing` and notifying, so that the discovery
+  // loop cannot miss the wake-up between its check of `quiescing` and its wait.
+  sync::mutex disc_mu;
+  sync::condition_variable disc_cv;
 
   tpipe::millis now() const { return hooks.clock ? hooks.clock() : tpipe::steady_now(); }
   void console(const std::string& line) const {
@@ -208,19 +223,22 @@ struct engine_core {
 
   // Bridge started / stopped [C: BRIDGE-EVENT] on SYSTEM.ADMIN.CHANNEL.EVENT, as IBM's queue manager
   // puts them; a queue manager without that queue gets none (as IBM's, whose event queues may be deleted).
-  void put_event(bool is_start, const std::string& group, const std::string& member, bool error) {
+  void put_event(bool is_start, const std::string& group, const std::string& member, bool error)
+      IMSB_EXCLUDES(own_mu) {
     const mq::event_message ev = mq::bridge_event(
         is_start, group, member, error ? mq::MQRQ_BRIDGE_STOPPED_ERROR : mq::MQRQ_BRIDGE_STOPPED_OK, 0,
         qmgr_name, qmgr_encoding, qmgr_ccsid);
-    std::lock_guard<std::mutex> lock(own_mu);
+    sync::lock_guard lock(own_mu);
     if (!own) return;
     (void)own->put1({"SYSTEM.ADMIN.CHANNEL.EVENT", ""}, ev.md, ev.data,
                     mq::MQPMO_NO_SYNCPOINT | mq::MQPMO_FAIL_IF_QUIESCING);
   }
 
-  result<mqi::done> discover();
-  void discovery_loop();
-  worker* worker_for(const std::string& queue);
+  result<mqi::done> discover() IMSB_EXCLUDES(own_mu, mu);
+  void discovery_loop() IMSB_EXCLUDES(disc_mu, own_mu, mu);
+  worker* worker_for(const std::string& queue) IMSB_REQUIRES(mu);
+  // Makes `w` the worker of p's Tpipe `tp`.
+  void route(partner& p, const std::string& tp, worker* w) IMSB_REQUIRES(mu);
 };
 
 struct engine::impl : engine_core {
@@ -245,53 +263,55 @@ struct partner final : tpipe::client_observer {
   std::unique_ptr<mqi::connection> conn;
   std::unique_ptr<state_store> store;
 
-  mutable std::mutex st_mu;
-  std::string state = "STARTING";
+  mutable sync::mutex st_mu;
+  std::string state IMSB_GUARDED_BY(st_mu) = "STARTING";
   std::atomic<bool> ready{false};
   std::atomic<bool> joined{false};
   // Counts session starts and ends, changed under the link's lock (in the callbacks): a worker sends only
   // in the session whose ready event (and the resync decisions before it) it has handled.
   std::atomic<std::uint64_t> session_gen{0};
-  bool announced = false;                      // a bridge-started event was put and no stopped one since
+  // A bridge-started event was put and no stopped one since (partner thread; quiesce() once it ended).
+  bool announced = false;
   std::atomic<std::uint64_t> paused_until{0};  // flood / resources back-off (engine clock)
   unsigned backoff_attempt = 0;                // partner thread
   std::atomic<std::uint64_t> possible_duplicates{0}, duplicates_ignored{0};
   std::optional<tpipe::millis> rejoin_at, rebid_at;  // partner thread
-  std::set<std::string> held_tpipes;  // CM0 output that could not be put nor dead-lettered (st_mu)
-  // RESET TPIPE done: IMS is told the new numbers at the next resync, REPresynch X'08' (st_mu).
-  std::set<std::string, std::less<>> reset_requested;
+  // CM0 output that could not be put nor dead-lettered.
+  std::set<std::string> held_tpipes IMSB_GUARDED_BY(st_mu);
+  // RESET TPIPE done: IMS is told the new numbers at the next resync, REPresynch X'08'.
+  std::set<std::string, std::less<>> reset_requested IMSB_GUARDED_BY(st_mu);
   // Tpipes whose last input was NAKed with "error message follows": the next output with sequence number 0
-  // on it is that message, a reply with the error's PutApplType/PutApplName (st_mu).
-  std::set<std::string, std::less<>> error_text_follows;
+  // on it is that message, a reply with the error's PutApplType/PutApplName.
+  std::set<std::string, std::less<>> error_text_follows IMSB_GUARDED_BY(st_mu);
   // Tpipes whose receive number must become 0 (IMS cold start) and is not durable yet: no output on them
   // is put or ACKed until it is (partner thread only).
   std::set<std::string> receive_reset_pending;
   bool ensure_receive_reset(const std::string& tp);
   bool take_error_text(const std::string& tp) {
-    std::lock_guard<std::mutex> lock(st_mu);
+    sync::lock_guard lock(st_mu);
     return error_text_follows.erase(tp) != 0;
   }
   bool is_held(const std::string& tp) const {
-    std::lock_guard<std::mutex> lock(st_mu);
+    sync::lock_guard lock(st_mu);
     return held_tpipes.count(tp) != 0;
   }
   void hold(const std::string& tp, bool on) {
-    std::lock_guard<std::mutex> lock(st_mu);
+    sync::lock_guard lock(st_mu);
     if (on)
       held_tpipes.insert(tp);
     else
       held_tpipes.erase(tp);
   }
 
-  // tpipe name → worker (set at creation, under eng.mu).
-  std::map<std::string, worker*, std::less<>> by_tpipe;
+  // tpipe name → worker (set at creation: engine_core::route).
+  std::map<std::string, worker*, std::less<>> by_tpipe IMSB_GUARDED_BY(eng.mu);
 
   void set_state(std::string s) {
-    std::lock_guard<std::mutex> lock(st_mu);
+    sync::lock_guard lock(st_mu);
     state = std::move(s);
   }
   std::string get_state() const {
-    std::lock_guard<std::mutex> lock(st_mu);
+    sync::lock_guard lock(st_mu);
     return state;
   }
   bool paused() const { return eng.now() < paused_until.load(); }
@@ -306,8 +326,8 @@ struct partner final : tpipe::client_observer {
   void handle(partner_event& e);
   void handle_output(const otma::otma_message& out, std::uint64_t gen);
   void reset_session(const std::string& why);
-  worker* worker_by_tpipe(std::string_view tp) {
-    std::lock_guard<std::mutex> lock(eng.mu);
+  worker* worker_by_tpipe(std::string_view tp) IMSB_EXCLUDES(eng.mu) {
+    sync::lock_guard lock(eng.mu);
     auto it = by_tpipe.find(tp);
     return it == by_tpipe.end() ? nullptr : it->second;
   }
@@ -339,14 +359,14 @@ struct partner final : tpipe::client_observer {
     out.receive = r.receive;
     out.in_flight = r.in_flight;
     {
-      std::lock_guard<std::mutex> lock(st_mu);
+      sync::lock_guard lock(st_mu);
       out.reset = reset_requested.count(tp) != 0;
     }
     return out;
   }
   void on_resync_decision(std::string_view tp, const tpipe::resync_decision& d) override {
     if (d.action == otma::represynch_action::reset_sequence_numbers) {
-      std::lock_guard<std::mutex> lock(st_mu);
+      sync::lock_guard lock(st_mu);
       reset_requested.erase(std::string(tp));
     }
     partner_event e{partner_event::kind::resync, {}, {}, std::string(tp), d, 0};
@@ -439,23 +459,25 @@ struct worker {
   void pause_gets(const decode_error& e, const std::string& what, std::function<void()> again = {});
 
   // Any thread.
-  mutable std::mutex st_mu;
-  std::string stopped_reason;        // queue stopped (IMB2003E)
-  bool get_disabled_seen = false;    // the rescan saw GET(DISABLED) while stopped: GET(ENABLED) restarts
-  std::string nsync_stopped_reason;  // CM1 NAK "stop the Tpipe": the non-synchronized side only
-  std::atomic<bool> rewind{false};   // restarted from another thread: browse from the first message
+  mutable sync::mutex st_mu;
+  std::string stopped_reason IMSB_GUARDED_BY(st_mu);  // queue stopped (IMB2003E)
+  // The rescan saw GET(DISABLED) while stopped: GET(ENABLED) restarts.
+  bool get_disabled_seen IMSB_GUARDED_BY(st_mu) = false;
+  // CM1 NAK "stop the Tpipe": the non-synchronized side only.
+  std::string nsync_stopped_reason IMSB_GUARDED_BY(st_mu);
+  std::atomic<bool> rewind{false};  // restarted from another thread: browse from the first message
   std::atomic<std::uint64_t> sent{0}, replies{0}, dead_letters{0}, backouts{0};
   std::atomic<unsigned> outstanding_cm1{0};
   std::atomic<bool> cm0_busy{false};
 
   std::string key() const { return detail::record_cache::key(part.group, part.member, sync_tp); }
   bool queue_stopped() const {
-    std::lock_guard<std::mutex> lock(st_mu);
+    sync::lock_guard lock(st_mu);
     return !stopped_reason.empty();
   }
   void stop_queue(const std::string& why) {
     {
-      std::lock_guard<std::mutex> lock(st_mu);
+      sync::lock_guard lock(st_mu);
       if (!stopped_reason.empty()) return;
       stopped_reason = why;
     }
@@ -466,7 +488,7 @@ struct worker {
   // toggles GET, as IBM's does [C: CANNOT-PUT]: clears the queue's stopped state, any thread.
   void restart_queue(const std::string& why) {
     {
-      std::lock_guard<std::mutex> lock(st_mu);
+      sync::lock_guard lock(st_mu);
       if (stopped_reason.empty() && nsync_stopped_reason.empty()) return;
       stopped_reason.clear();
       nsync_stopped_reason.clear();
@@ -481,7 +503,7 @@ struct worker {
   void observe_get(bool disabled) {
     bool restart = false;
     {
-      std::lock_guard<std::mutex> lock(st_mu);
+      sync::lock_guard lock(st_mu);
       if (stopped_reason.empty() && nsync_stopped_reason.empty()) return;
       if (disabled) {
         if (!get_disabled_seen && !stopped_reason.empty())
@@ -494,12 +516,12 @@ struct worker {
     if (restart) restart_queue("the operator set GET(DISABLED) then GET(ENABLED)");
   }
   bool nsync_stopped() const {
-    std::lock_guard<std::mutex> lock(st_mu);
+    sync::lock_guard lock(st_mu);
     return !nsync_stopped_reason.empty();
   }
   void stop_nsync(const std::string& why) {
     {
-      std::lock_guard<std::mutex> lock(st_mu);
+      sync::lock_guard lock(st_mu);
       if (!nsync_stopped_reason.empty()) return;
       nsync_stopped_reason = why;
     }
@@ -509,7 +531,7 @@ struct worker {
   }
   std::string status_text() const {
     {
-      std::lock_guard<std::mutex> lock(st_mu);
+      sync::lock_guard lock(st_mu);
       if (!stopped_reason.empty()) return "STOPPED (" + stopped_reason + ")";
     }
     if (eng.suspended) return "SUSPENDED";
@@ -713,7 +735,7 @@ void partner::reset_session(const std::string& why) {
 
 std::vector<std::string> partner::our_synchronized_tpipes() {
   std::vector<std::string> out;
-  std::lock_guard<std::mutex> lock(eng.mu);
+  sync::lock_guard lock(eng.mu);
   for (const auto& [tp, w] : by_tpipe) {
     if (tp != w->sync_tp) continue;
     const std::string k = detail::record_cache::key(group, member, tp);
@@ -725,7 +747,7 @@ std::vector<std::string> partner::our_synchronized_tpipes() {
 void partner::on_input_response(const tpipe::input_response& r) {
   if (!r.ack && r.error_message_follows) {
     // Before the output is posted: IMS sends the NAK, then the message (same link, in order).
-    std::lock_guard<std::mutex> lock(st_mu);
+    sync::lock_guard lock(st_mu);
     error_text_follows.insert(r.tpipe);
   }
   if (worker* w = worker_by_tpipe(r.tpipe)) {
@@ -769,7 +791,7 @@ void partner::on_commit_confirmation(std::string_view tp, std::uint32_t seq, boo
 void partner::handle(partner_event& e) {
   std::vector<worker*> mine;
   {
-    std::lock_guard<std::mutex> lock(eng.mu);
+    sync::lock_guard lock(eng.mu);
     for (const auto& [tp, w] : by_tpipe)
       if (tp == w->sync_tp) mine.push_back(w);
   }
@@ -2393,9 +2415,9 @@ std::string worker::on_reset(const bridgemap::operator_command& c) {
     auto done = std::make_shared<reset_request>();
     pe.done = done;
     part.events.post(std::move(pe));
-    std::unique_lock<std::mutex> lock(done->mu);
+    sync::unique_lock lock(done->mu);
     // The partner's thread never waits for a worker: no deadlock; bounded all the same.
-    if (!done->cv.wait_for(lock, std::chrono::seconds(20), [&] { return done->done; }))
+    if (!done->wait_done(lock, std::chrono::seconds(20)))
       receive_trouble = "the partner did not write RCVSEQ in time";
     else
       receive_trouble = done->answer;
@@ -2409,7 +2431,7 @@ std::string worker::on_reset(const bridgemap::operator_command& c) {
   // resynchronizes only at a client-bid, so the session is dropped and bid again (CM0 step 7,
   // docs/design/commit-modes.md).
   {
-    std::lock_guard<std::mutex> lock(part.st_mu);
+    sync::lock_guard lock(part.st_mu);
     part.reset_requested.insert(sync_tp);
   }
   part.reset_session("RESET TPIPE(" + sync_tp + "): resynchronizing so that IMS takes the new numbers");
@@ -2441,8 +2463,15 @@ worker* engine_core::worker_for(const std::string& queue) {
   return nullptr;
 }
 
+void engine_core::route(partner& p, const std::string& tp, worker* w) {
+  // p.eng is this engine, so p.eng.mu is the mu held: the analysis cannot tell from the names alone.
+  assert(&p.eng == this);
+  p.eng.mu.assert_held();
+  p.by_tpipe[tp] = w;
+}
+
 result<mqi::done> engine_core::discover() {
-  std::lock_guard<std::mutex> own_lock(own_mu);
+  sync::lock_guard own_lock(own_mu);
   if (!own || !own_store)
     return decode_error{mq::make_mqrc(mq::MQRC_CONNECTION_BROKEN), "MQCONN", 0,
                         "the engine's connection is down"};
@@ -2466,7 +2495,7 @@ result<mqi::done> engine_core::discover() {
     auto it = stgs.find(q.storage_class);
     if (it == stgs.end()) continue;
     const stg& s = it->second;
-    std::unique_lock<std::mutex> lock(mu);
+    sync::unique_lock lock(mu);
     if (worker* known = worker_for(q.name)) {
       // Outside `mu` (restart_queue prints); workers go only in quiesce, after this thread ended.
       lock.unlock();
@@ -2525,8 +2554,8 @@ result<mqi::done> engine_core::discover() {
     auto w = std::make_unique<worker>(*this, *pit->second, q.name, number, s.passtkta);
     w->sync_tp = *sname;
     w->nsync_tp = *nname;
-    pit->second->by_tpipe[w->sync_tp] = w.get();
-    pit->second->by_tpipe[w->nsync_tp] = w.get();
+    route(*pit->second, w->sync_tp, w.get());
+    route(*pit->second, w->nsync_tp, w.get());
     fresh.push_back(w.get());
     workers.push_back(std::move(w));
   }
@@ -2547,7 +2576,7 @@ result<mqi::done> engine_core::discover() {
 }
 
 void engine_core::discovery_loop() {
-  std::unique_lock<std::mutex> lock(disc_mu);
+  sync::unique_lock lock(disc_mu);
   while (!quiescing) {
     disc_cv.wait_for(lock, std::chrono::milliseconds(std::max<std::uint64_t>(config.rescan_ms, 10)));
     if (quiescing) break;
@@ -2558,7 +2587,7 @@ void engine_core::discovery_loop() {
               " Looking for bridge queues failed: " + d.error().to_string());
       if (connection_broken(d.error())) {
         // The engine's own connection: reconnect it (the workers and partners mind their own).
-        std::lock_guard<std::mutex> own_lock(own_mu);
+        sync::lock_guard own_lock(own_mu);
         own_store.reset();
         own.reset();
         if (auto c = hooks.connect()) {
@@ -2578,27 +2607,32 @@ result<done> engine::start() {
     return decode_error{mq::make_mqrc(mq::MQRC_UNEXPECTED_ERROR), "connect", 0, "no connect hook"};
   auto c = e.hooks.connect();
   if (!c) return c.error();
-  e.own = std::move(c).value();
-  e.qmgr_name = e.own->qmgr_name();
-  e.member_name = e.config.member.empty() ? e.qmgr_name : e.config.member;
-  // The queue manager's dead-letter queue, CCSID and platform (so its encoding), by MQINQ: a bridge that
-  // cannot read them would make replies in guessed encodings, so it does not start.
-  auto qm = mqi::inquire_qmgr(*e.own);
-  if (!qm) return qm.error();
-  e.dlq = qm->dead_letter_q;
-  e.qmgr_ccsid = qm->ccsid;
-  e.qmgr_encoding = mqi::native_encoding_of(qm->platform);
-  e.own_store = std::make_unique<state_store>(*e.own);
-  if (auto o = e.own_store->open(true); !o) return o.error();
-  auto all = e.own_store->load_all();
-  if (!all) return all.error();
-  for (const state_record& r : *all) {
-    if (r.kind == record_kind::assignment) {
-      e.assignments[r.queue] = r.number;
-      continue;
+  {
+    // No other thread runs yet: the locks only keep the rule that own and assignments are used under them.
+    sync::lock_guard own_lock(e.own_mu);
+    e.own = std::move(c).value();
+    e.qmgr_name = e.own->qmgr_name();
+    e.member_name = e.config.member.empty() ? e.qmgr_name : e.config.member;
+    // The queue manager's dead-letter queue, CCSID and platform (so its encoding), by MQINQ: a bridge that
+    // cannot read them would make replies in guessed encodings, so it does not start.
+    auto qm = mqi::inquire_qmgr(*e.own);
+    if (!qm) return qm.error();
+    e.dlq = qm->dead_letter_q;
+    e.qmgr_ccsid = qm->ccsid;
+    e.qmgr_encoding = mqi::native_encoding_of(qm->platform);
+    e.own_store = std::make_unique<state_store>(*e.own);
+    if (auto o = e.own_store->open(true); !o) return o.error();
+    auto all = e.own_store->load_all();
+    if (!all) return all.error();
+    sync::lock_guard lock(e.mu);
+    for (const state_record& r : *all) {
+      if (r.kind == record_kind::assignment) {
+        e.assignments[r.queue] = r.number;
+        continue;
+      }
+      const std::string k = detail::record_cache::key(r.xcf_group, r.xcf_member, r.tpipe);
+      e.records.update(k, [&](detail::tpipe_records& t) { detail::apply_record(t, r); });
     }
-    const std::string k = detail::record_cache::key(r.xcf_group, r.xcf_member, r.tpipe);
-    e.records.update(k, [&](detail::tpipe_records& t) { detail::apply_record(t, r); });
   }
   if (!e.hooks.make_xcf)
     return decode_error{std::make_error_code(std::errc::invalid_argument), "xcf", 0, "no XCF backend"};
@@ -2610,7 +2644,7 @@ result<done> engine::start() {
   e.discovery = std::thread([&e] { e.discovery_loop(); });
   std::size_t nq = 0;
   {
-    std::lock_guard<std::mutex> lock(e.mu);
+    sync::lock_guard lock(e.mu);
     nq = e.workers.size();
   }
   e.console(std::string(imsb::msg::IMB2006I) + " Bridge engine started on queue manager " + e.qmgr_name +
@@ -2622,7 +2656,7 @@ void engine::quiesce(std::uint64_t grace_ms) {
   impl& e = *impl_;
   if (e.stopped.exchange(true)) return;
   e.quiescing = true;
-  { std::lock_guard<std::mutex> lock(e.disc_mu); }
+  { sync::lock_guard lock(e.disc_mu); }
   e.disc_cv.notify_all();
   if (e.discovery.joinable()) e.discovery.join();
   // In-flight work finishes (at most grace_ms): workers take nothing new while quiescing.
@@ -2630,7 +2664,7 @@ void engine::quiesce(std::uint64_t grace_ms) {
   for (;;) {
     bool busy = false;
     {
-      std::lock_guard<std::mutex> lock(e.mu);
+      sync::lock_guard lock(e.mu);
       for (const auto& w : e.workers)
         if (!w->idle()) busy = true;
     }
@@ -2640,7 +2674,7 @@ void engine::quiesce(std::uint64_t grace_ms) {
   std::vector<std::unique_ptr<worker>> workers;
   std::map<std::string, std::unique_ptr<partner>> partners;
   {
-    std::lock_guard<std::mutex> lock(e.mu);
+    sync::lock_guard lock(e.mu);
     workers.swap(e.workers);
     partners.swap(e.partners);
   }
@@ -2654,7 +2688,7 @@ void engine::quiesce(std::uint64_t grace_ms) {
   partners.clear();
   if (e.started)
     e.console(std::string(imsb::msg::IMB2007I) + " Bridge engine stopped on queue manager " + e.qmgr_name);
-  std::lock_guard<std::mutex> lock(e.own_mu);
+  sync::lock_guard lock(e.own_mu);
   e.own_store.reset();
   if (e.own) {
     (void)e.own->disconnect();
@@ -2666,7 +2700,7 @@ bool engine::stop_requested() const noexcept { return impl_->stop_asked; }
 
 std::vector<partner_status> engine::partners() const {
   std::vector<partner_status> out;
-  std::lock_guard<std::mutex> lock(impl_->mu);
+  sync::lock_guard lock(impl_->mu);
   for (const auto& [k, p] : impl_->partners) {
     partner_status s;
     s.xcf_group = p->group;
@@ -2682,7 +2716,7 @@ std::vector<partner_status> engine::partners() const {
 
 std::vector<queue_status> engine::queues() const {
   std::vector<queue_status> out;
-  std::lock_guard<std::mutex> lock(impl_->mu);
+  sync::lock_guard lock(impl_->mu);
   for (const auto& w : impl_->workers) {
     queue_status s;
     s.queue = w->queue;
@@ -2700,7 +2734,7 @@ std::vector<queue_status> engine::queues() const {
 
 std::vector<tpipe_status> engine::tpipes() const {
   std::vector<tpipe_status> out;
-  std::lock_guard<std::mutex> lock(impl_->mu);
+  sync::lock_guard lock(impl_->mu);
   for (const auto& w : impl_->workers) {
     for (bool sync : {true, false}) {
       tpipe_status t;
@@ -2768,7 +2802,7 @@ std::vector<std::string> engine::command(std::string_view line) {
     case bridgemap::operator_verb::display_system: {
       std::size_t np = 0, nq = 0;
       {
-        std::lock_guard<std::mutex> lock(e.mu);
+        sync::lock_guard lock(e.mu);
         np = e.partners.size();
         nq = e.workers.size();
       }
@@ -2799,7 +2833,7 @@ std::vector<std::string> engine::command(std::string_view line) {
       auto answer = std::make_shared<reset_request>();
       {
         // Posted under e.mu: the worker cannot be destroyed meanwhile; not used after the lock.
-        std::lock_guard<std::mutex> lock(e.mu);
+        sync::lock_guard lock(e.mu);
         worker* target = nullptr;
         for (const auto& w : e.workers) {
           if (w->part.member != c.xcf_member) continue;
@@ -2816,16 +2850,15 @@ std::vector<std::string> engine::command(std::string_view line) {
         target->control.post(std::move(ev));
         target->events.wake();
       }
-      std::unique_lock<std::mutex> lock(answer->mu);
-      if (!answer->cv.wait_for(lock, std::chrono::seconds(30), [&] { return answer->done; })) {
+      sync::unique_lock lock(answer->mu);
+      if (!answer->wait_done(lock, std::chrono::seconds(30))) {
         if (!answer->started) {
           answer->cancelled = true;  // the worker will not run it later
           return {std::string(imsb::msg::IMB2034E) + " RESET TPIPE(" + c.tpipe +
                   ") not answered: the queue's worker is busy; not done"};
         }
         // Under way: its answer is worth waiting for (a unit of work on the state queue).
-        answer->cv.wait_for(lock, std::chrono::seconds(30), [&] { return answer->done; });
-        if (!answer->done)
+        if (!answer->wait_done(lock, std::chrono::seconds(30)))
           return {std::string(imsb::msg::IMB2034E) + " RESET TPIPE(" + c.tpipe +
                   ") still running: DISPLAY TPIPE shows its outcome"};
       }

@@ -4,11 +4,9 @@
 // docs/design/concurrency.md), the in-memory copy of the state records, and small helpers.
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,6 +15,7 @@
 #include "imsb/core/result.hpp"
 #include "imsb/mq/codes.hpp"
 #include "imsb/mq/constants.hpp"
+#include "imsb/sync/mutex.hpp"
 
 namespace imsb::bridge::detail {
 
@@ -24,16 +23,16 @@ namespace imsb::bridge::detail {
 template <class Event>
 class event_queue {
  public:
-  void post(Event e) {
+  void post(Event e) IMSB_EXCLUDES(mu_) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       q_.push_back(std::move(e));
     }
     cv_.notify_one();
   }
-  std::optional<Event> pop(std::chrono::milliseconds wait) {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (q_.empty() && wait.count() > 0) cv_.wait_for(lock, wait, [&] { return !q_.empty() || woken_; });
+  std::optional<Event> pop(std::chrono::milliseconds wait) IMSB_EXCLUDES(mu_) {
+    sync::unique_lock lock(mu_);
+    wait_locked(lock, wait);
     woken_ = false;
     if (q_.empty()) return std::nullopt;
     Event e = std::move(q_.front());
@@ -41,29 +40,37 @@ class event_queue {
     return e;
   }
   // Waits at most `wait` for an event (left in the queue) or a wake().
-  void wait(std::chrono::milliseconds wait) {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (q_.empty() && wait.count() > 0) cv_.wait_for(lock, wait, [&] { return !q_.empty() || woken_; });
+  void wait(std::chrono::milliseconds wait) IMSB_EXCLUDES(mu_) {
+    sync::unique_lock lock(mu_);
+    wait_locked(lock, wait);
     woken_ = false;
   }
   // Ends a pop() or wait() that waits, without an event (stop, configuration change).
-  void wake() {
+  void wake() IMSB_EXCLUDES(mu_) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       woken_ = true;
     }
     cv_.notify_all();
   }
-  bool empty() const {
-    std::lock_guard<std::mutex> lock(mu_);
+  bool empty() const IMSB_EXCLUDES(mu_) {
+    sync::lock_guard lock(mu_);
     return q_.empty();
   }
 
  private:
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Event> q_;
-  bool woken_ = false;
+  // At most `wait` for an event or a wake(), as cv_.wait_for with the predicate !q_.empty() || woken_.
+  void wait_locked(sync::unique_lock& lock, std::chrono::milliseconds wait) IMSB_REQUIRES(mu_) {
+    if (!q_.empty() || wait.count() <= 0) return;
+    const auto until = std::chrono::steady_clock::now() + wait;
+    while (q_.empty() && !woken_)
+      if (cv_.wait_until(lock, until) == std::cv_status::timeout) break;
+  }
+
+  mutable sync::mutex mu_;
+  sync::condition_variable cv_;
+  std::deque<Event> q_ IMSB_GUARDED_BY(mu_);
+  bool woken_ IMSB_GUARDED_BY(mu_) = false;
 };
 
 // What the state queue says about one synchronized Tpipe (send and receive sides, in-flight record,
@@ -109,18 +116,18 @@ class record_cache {
   static std::string key(const std::string& group, const std::string& member, const std::string& tpipe) {
     return group + "/" + member + "/" + tpipe;
   }
-  tpipe_records get(const std::string& k) const {
-    std::lock_guard<std::mutex> lock(mu_);
+  tpipe_records get(const std::string& k) const IMSB_EXCLUDES(mu_) {
+    sync::lock_guard lock(mu_);
     auto it = map_.find(k);
     return it == map_.end() ? tpipe_records{} : it->second;
   }
-  bool has(const std::string& k) const {
-    std::lock_guard<std::mutex> lock(mu_);
+  bool has(const std::string& k) const IMSB_EXCLUDES(mu_) {
+    sync::lock_guard lock(mu_);
     return map_.count(k) != 0;
   }
   template <class F>
-  void update(const std::string& k, F&& f) {
-    std::lock_guard<std::mutex> lock(mu_);
+  void update(const std::string& k, F&& f) IMSB_EXCLUDES(mu_) {
+    sync::lock_guard lock(mu_);
     f(map_[k]);
     changed_[k] = ++version_;
   }
@@ -128,12 +135,13 @@ class record_cache {
   // replace_if_unchanged() for each. A worker that changed an entry meanwhile did so after its own commit,
   // so its memory is newer than what the reload read; overwriting it would bring back a settled in-flight
   // record or drop a new one (the next message would then take its number: NAK X'1F').
-  std::uint64_t version() const {
-    std::lock_guard<std::mutex> lock(mu_);
+  std::uint64_t version() const IMSB_EXCLUDES(mu_) {
+    sync::lock_guard lock(mu_);
     return version_;
   }
-  bool replace_if_unchanged(const std::string& k, const tpipe_records& value, std::uint64_t since) {
-    std::lock_guard<std::mutex> lock(mu_);
+  bool replace_if_unchanged(const std::string& k, const tpipe_records& value, std::uint64_t since)
+      IMSB_EXCLUDES(mu_) {
+    sync::lock_guard lock(mu_);
     auto it = changed_.find(k);
     if (it != changed_.end() && it->second > since) return false;
     map_[k] = value;
@@ -142,10 +150,11 @@ class record_cache {
   }
 
  private:
-  mutable std::mutex mu_;
-  std::map<std::string, tpipe_records> map_;
-  std::map<std::string, std::uint64_t> changed_;  // the version of each entry's last change
-  std::uint64_t version_ = 0;
+  mutable sync::mutex mu_;
+  std::map<std::string, tpipe_records> map_ IMSB_GUARDED_BY(mu_);
+  // The version of each entry's last change.
+  std::map<std::string, std::uint64_t> changed_ IMSB_GUARDED_BY(mu_);
+  std::uint64_t version_ IMSB_GUARDED_BY(mu_) = 0;
 };
 
 // A connection that is gone (CM0 step 7, docs/design/commit-modes.md: reconnect, reload the records,

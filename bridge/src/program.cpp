@@ -17,7 +17,6 @@
 #include <ctime>
 #include <exception>
 #include <iostream>
-#include <mutex>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -28,6 +27,7 @@
 #include "imsb/bridge/control.hpp"
 #include "imsb/bridge/engine.hpp"
 #include "imsb/core/messages.hpp"
+#include "imsb/sync/mutex.hpp"
 #include "imsb/transport/stop_signals.hpp"
 #include "imsb/transport/tcp_xcf.hpp"
 #include "imsb/transport/utoken.hpp"
@@ -82,7 +82,7 @@ Exit codes:
 class console_out {
  public:
   explicit console_out(std::ostream& out) : out_(out) {}
-  void line(const std::string& text) {
+  void line(const std::string& text) IMSB_EXCLUDES(mu_) {
     const auto now = std::chrono::system_clock::now();
     const std::time_t t = std::chrono::system_clock::to_time_t(now);
     const auto ms =
@@ -92,14 +92,14 @@ class console_out {
     char stamp[96];
     std::snprintf(stamp, sizeof stamp, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ ", tm.tm_year + 1900,
                   tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
-    std::lock_guard<std::mutex> lock(mu_);
+    sync::lock_guard lock(mu_);
     out_ << stamp << text << '\n';
     out_.flush();
   }
 
  private:
-  std::mutex mu_;
-  std::ostream& out_;
+  sync::mutex mu_;
+  std::ostream& out_ IMSB_GUARDED_BY(mu_);
 };
 
 using transport::stop_signals;  // SIGINT/SIGTERM read through a signalfd (transport/stop_signals.hpp)
@@ -344,15 +344,20 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out,
     return failed(msg::IMB2054E, "XCF BACKEND " + config.xcf_url + ": " + e.what());
   }
   if (!first_xcf) return failed(msg::IMB2054E, "XCF BACKEND " + config.xcf_url + ": none made");
-  auto pending_xcf = std::make_shared<std::unique_ptr<xcf::service>>(std::move(first_xcf));
-  auto xcf_mutex = std::make_shared<std::mutex>();
+  // The first backend, until the engine's first make_xcf call (from the engine's threads) takes it.
+  struct first_backend {
+    explicit first_backend(std::unique_ptr<xcf::service> x) : xcf(std::move(x)) {}
+    sync::mutex mu;
+    std::unique_ptr<xcf::service> xcf IMSB_GUARDED_BY(mu);
+  };
+  auto pending_xcf = std::make_shared<first_backend>(std::move(first_xcf));
 
   engine_hooks hooks;
   hooks.connect = [&platform, config] { return platform.connect(config); };
-  hooks.make_xcf = [pending_xcf, xcf_mutex, make_xcf, log]() -> std::unique_ptr<xcf::service> {
+  hooks.make_xcf = [pending_xcf, make_xcf, log]() -> std::unique_ptr<xcf::service> {
     {
-      std::lock_guard<std::mutex> lock(*xcf_mutex);
-      if (*pending_xcf) return std::move(*pending_xcf);
+      sync::lock_guard lock(pending_xcf->mu);
+      if (pending_xcf->xcf) return std::move(pending_xcf->xcf);
     }
     try {
       return make_xcf();

@@ -269,7 +269,7 @@ security_verdict security_checker::check(access_level level, const security_inpu
   bool authenticated = false;
   if (level == access_level::read) {
     // [C] READ: authenticate the first time a user is seen; the result is kept for the OTMACON age [I].
-    std::lock_guard<std::mutex> lock(mu_);
+    sync::lock_guard lock(mu_);
     auto it = cache_.find(in.user);
     if (it != cache_.end()) {
       if (now - it->second < static_cast<std::int64_t>(cache_age_) && now >= it->second) {
@@ -294,7 +294,7 @@ security_verdict security_checker::check(access_level level, const security_inpu
       minute = tickets_->issued_minute(in.authenticator, in.user, in.passticket_appl, now);
     if (minute) {
       // [C] usable once: remembered until it expires, then forgotten (it no longer validates anyway).
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       // Expired entries may stay a while (their tickets no longer validate); swept when many.
       if (used_.size() >= 1024)
         for (auto it = used_.begin(); it != used_.end();)
@@ -308,7 +308,7 @@ security_verdict security_checker::check(access_level level, const security_inpu
                         : "not a valid password");
     }
     if (level == access_level::read) {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       cache_[in.user] = now;
     }
   }

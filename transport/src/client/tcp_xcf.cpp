@@ -11,7 +11,6 @@
 #include <deque>
 #include <future>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -29,6 +28,7 @@
 
 #include "imsb/core/messages.hpp"
 #include "imsb/names/name_rules.hpp"
+#include "imsb/sync/mutex.hpp"
 #include "imsb/xcf/frame.hpp"
 
 namespace imsb::transport {
@@ -244,7 +244,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
     auto promise = std::make_shared<reply_promise>();
     auto answer = promise->get_future();
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       join_promise_ = std::move(promise);
     }
     asio::post(io_, [self = shared_from_this()] { self->start_attempt(); });
@@ -273,14 +273,14 @@ class member_link : public std::enable_shared_from_this<member_link> {
   // after this returns; the connection is closed when the thread gets to it.
   void close_soon() {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       phase_ = phase::closed;
     }
     asio::post(io_, [self = shared_from_this()] { self->do_close(); });
   }
 
   xcf::member_token token() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    sync::lock_guard lock(mu_);
     return token_;
   }
 
@@ -294,7 +294,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
         st.reader_capacity = self->conn_->reader.capacity();
         st.reader_limit = self->conn_->reader_applied_limit;
       }
-      std::lock_guard<std::mutex> lock(self->mu_);
+      sync::lock_guard lock(self->mu_);
       st.linked = self->phase_ == phase::up;
       st.stream_states = self->streams_.size();
       st.send_runs = self->runs_.size();
@@ -311,7 +311,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
     // Copied before taking the lock: the I/O thread waits for mu_ only as long as the append takes.
     const frame::send_payload body{to.name, to.name.empty() ? to.token : xcf::member_token{}, options.stream,
                                    control, data.to_bytes()};
-    std::lock_guard<std::mutex> lock(mu_);
+    sync::lock_guard lock(mu_);
     if (auto refused = unusable_locked()) return *refused;
     if (payload_size > max_payload_) return xcf::codes::too_big;  // README: the hub's maximum, 8/10
     const std::size_t queued = pending_.size() + writing_bytes_;
@@ -358,7 +358,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
     if (!member_name.empty() && !valid_member(member_name)) return xcf::codes::bad_name;
     std::future<reply> answer;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       if (auto refused = unusable_locked()) return *refused;
       answer = submit_locked(frame::frame_type::query,
                              frame::query_payload{request_.group, std::string(member_name)});
@@ -372,14 +372,14 @@ class member_link : public std::enable_shared_from_this<member_link> {
     if (on_io_thread()) return tcp_codes::called_from_handler;
     std::future<reply> answer;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       if (auto refused = unusable_locked()) return *refused;
       answer = submit_locked(frame::frame_type::set_user_state, frame::set_user_state_payload{state});
     }
     const reply r = answer.get();
     if (r.code.ok()) {
       // A re-join after a link loss announces the state we have now, not the one we joined with.
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       request_.ustate = state;
     }
     return r.code;
@@ -390,7 +390,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
     if (!valid_member(member_name)) return xcf::codes::bad_name;
     std::future<reply> answer;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       if (auto refused = unusable_locked()) return *refused;
       answer = submit_locked(frame::frame_type::remove, frame::remove_payload{std::string(member_name)});
     }
@@ -403,7 +403,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
     if (on_io_thread()) return tcp_codes::called_from_handler;
     std::future<reply> answer;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       if (auto refused = unusable_locked()) return *refused;
       // The group routine is not scheduled after the member's own IXCQUIES [C: XCF-STATES].
       phase_ = phase::quiescing;
@@ -418,7 +418,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
     if (on_io_thread()) return tcp_codes::called_from_handler;
     std::future<reply> answer;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       switch (phase_) {
         case phase::up:
         case phase::quiesced:
@@ -472,7 +472,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
   bool on_io_thread() const noexcept { return std::this_thread::get_id() == io_thread_; }
 
   // Why a request cannot go now, or nothing when it can.
-  std::optional<xcf::return_code> unusable_locked() const {
+  std::optional<xcf::return_code> unusable_locked() const IMSB_REQUIRES(mu_) {
     switch (phase_) {
       case phase::up:
         return std::nullopt;
@@ -488,8 +488,8 @@ class member_link : public std::enable_shared_from_this<member_link> {
 
   // Handlers run while the member is joined or while its link is down; never after its own leave or
   // quiesce, nor after close or a final refusal of the re-join [C: XCF-STATES].
-  bool handler_allowed() const {
-    std::lock_guard<std::mutex> lock(mu_);
+  bool handler_allowed() const IMSB_EXCLUDES(mu_) {
+    sync::lock_guard lock(mu_);
     return phase_ == phase::up || phase_ == phase::down || phase_ == phase::rejoining;
   }
 
@@ -501,7 +501,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
 
   static bool unused(const stream_state& st) noexcept { return !st.armed && !st.reporting && st.runs == 0; }
 
-  stream_iter stream_locked(const xcf::target& to, std::uint16_t stream) {
+  stream_iter stream_locked(const xcf::target& to, std::uint16_t stream) IMSB_REQUIRES(mu_) {
     stream_key key{to.name, to.name.empty() ? to.token : xcf::member_token{}, stream};
     const auto found = streams_.find(key);
     if (found != streams_.end()) return found;
@@ -514,31 +514,31 @@ class member_link : public std::enable_shared_from_this<member_link> {
     return streams_.emplace(std::move(key), stream_state{}).first;
   }
 
-  void drop_if_unused_locked(stream_iter it) {
+  void drop_if_unused_locked(stream_iter it) IMSB_REQUIRES(mu_) {
     if (unused(it->second)) streams_.erase(it);
   }
 
-  void sweep_locked() {
+  void sweep_locked() IMSB_REQUIRES(mu_) {
     for (auto it = streams_.begin(); it != streams_.end();) {
       it = unused(it->second) ? streams_.erase(it) : std::next(it);
     }
   }
 
-  void pop_run_locked() {
+  void pop_run_locked() IMSB_REQUIRES(mu_) {
     const stream_iter st = runs_.front().second;
     runs_.pop_front();
     --st->second.runs;
     if (st->second.gone) drop_if_unused_locked(st);
   }
 
-  void clear_runs_locked() {
+  void clear_runs_locked() IMSB_REQUIRES(mu_) {
     for (auto& run : runs_) --run.second->second.runs;
     runs_.clear();
     fence_outstanding_ = false;
   }
 
   // The member left, failed or was removed: its states (by name and by its token) go once unused.
-  void target_gone_locked(const xcf::member_info& m) {
+  void target_gone_locked(const xcf::member_info& m) IMSB_REQUIRES(mu_) {
     for (auto it = streams_.begin(); it != streams_.end();) {
       const auto& [name, token, stream] = it->first;
       static_cast<void>(stream);
@@ -553,7 +553,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
     }
   }
 
-  std::future<reply> submit_locked(frame::frame_type type, const frame::payload& body) {
+  std::future<reply> submit_locked(frame::frame_type type, const frame::payload& body) IMSB_REQUIRES(mu_) {
     auto promise = std::make_shared<reply_promise>();
     auto answer = promise->get_future();
     const std::uint32_t corr = next_corr_++;
@@ -566,12 +566,13 @@ class member_link : public std::enable_shared_from_this<member_link> {
     return answer;
   }
 
-  void queue_locked(frame::frame_type type, std::uint32_t corr, const frame::payload& body) {
+  void queue_locked(frame::frame_type type, std::uint32_t corr, const frame::payload& body)
+      IMSB_REQUIRES(mu_) {
     frame::encode(type, 0, corr, body, pending_);
     kick_write_locked();
   }
 
-  void kick_write_locked() {
+  void kick_write_locked() IMSB_REQUIRES(mu_) {
     if (write_in_flight_ || !writable_ || pending_.empty()) return;
     write_in_flight_ = true;
     asio::post(io_, [self = shared_from_this(), generation = generation_] { self->write_next(generation); });
@@ -583,7 +584,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
   void write_next(std::uint64_t generation) {
     const std::shared_ptr<connection> conn = conn_;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       if (generation != generation_) return;
       if (!conn || !writable_ || pending_.empty()) {
         write_in_flight_ = false;
@@ -607,14 +608,14 @@ class member_link : public std::enable_shared_from_this<member_link> {
 
   void start_attempt() {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       // join() gave up (close_soon) before this thread got here: nothing may reach the hub.
       if (phase_ == phase::closed) return;
     }
     auto conn = std::make_shared<connection>(io_);
     conn_ = conn;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       clear_output_locked();
       join_corr_ = next_corr_++;
       const frame::join_payload join{request_.group,   request_.member, 0,
@@ -636,7 +637,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
       }
       self->last_heard_ = steady::now();
       {
-        std::lock_guard<std::mutex> lock(self->mu_);
+        sync::lock_guard lock(self->mu_);
         self->writable_ = true;
         self->kick_write_locked();
       }
@@ -693,7 +694,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
     using type = frame::frame_type;
     switch (f.head.type) {
       case type::ping: {  // README "Heartbeat": answered at once, from the I/O thread
-        std::lock_guard<std::mutex> lock(mu_);
+        sync::lock_guard lock(mu_);
         queue_locked(type::pong, f.head.corr, std::get<frame::ping_payload>(f.body));
         return;
       }
@@ -745,7 +746,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
     bool expected = false;
     xcf::join_request request;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       was = phase_;
       request = request_;
       expected =
@@ -770,7 +771,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
       if (was == phase::joining) {
         std::shared_ptr<reply_promise> promise;
         {
-          std::lock_guard<std::mutex> lock(mu_);
+          sync::lock_guard lock(mu_);
           phase_ = phase::closed;
           promise = std::move(join_promise_);
         }
@@ -779,7 +780,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
       }
       if (final_refusal(rsp.code)) {
         {
-          std::lock_guard<std::mutex> lock(mu_);
+          sync::lock_guard lock(mu_);
           if (phase_ != phase::rejoining) return;
           phase_ = phase::abandoned;
         }
@@ -792,7 +793,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
       cfg_->log(std::string(imsb::msg::IMB3053W) + " XCF member " + who_ + ": the hub refused the re-join (" +
                 xcf::describe(rsp.code) + "); next attempt in " + ms_text(delay));
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        sync::lock_guard lock(mu_);
         if (phase_ != phase::rejoining) return;
         phase_ = phase::down;
       }
@@ -818,7 +819,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
     if (was == phase::joining) {
       std::shared_ptr<reply_promise> promise;
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        sync::lock_guard lock(mu_);
         promise = std::move(join_promise_);
       }
       if (promise) promise->set_value(reply{rsp.code, std::move(rsp.members)});
@@ -841,7 +842,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
 
   void on_deliver(frame::decoded& f) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       if (phase_ != phase::up) return;  // after our own leave or quiesce inbound messages are dropped
     }
     auto& d = std::get<frame::deliver_payload>(f.body);
@@ -857,7 +858,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
 
   void on_event(frame::event_payload& e) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       if (phase_ != phase::up) return;
       if (e.kind == xcf::event_kind::left || e.kind == xcf::event_kind::failed ||
           e.kind == xcf::event_kind::removed) {
@@ -873,7 +874,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
     std::optional<stream_key> key;
     bool report = false;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       // The newest send with these low 32 bits: SEND_RSPs come in the order of the sends.
       id = (send_counter_ & ~std::uint64_t{0xFFFFFFFF}) | corr;
       if (id > send_counter_) id -= std::uint64_t{1} << 32;
@@ -896,7 +897,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
     if (report) handler_.on_send_done(id, code);
     if (key) {
       // Looked up again: the handler may have sent, closed or swept meanwhile.
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       const auto found = streams_.find(*key);
       if (found != streams_.end()) {
         found->second.reporting = false;
@@ -908,7 +909,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
   // The hub answered our PING: it has handled every SEND up to `nonce`, so their runs can go (answers
   // come in request order, README "Send"), and so can the states nothing names any more.
   void on_fence(std::uint64_t nonce) {
-    std::lock_guard<std::mutex> lock(mu_);
+    sync::lock_guard lock(mu_);
     while (runs_.size() > 1 && runs_[1].first <= nonce + 1) pop_run_locked();
     fence_outstanding_ = false;
     sweep_locked();
@@ -918,7 +919,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
     std::shared_ptr<reply_promise> promise;
     bool close_now = false;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       const auto found = requests_.find(corr);
       if (found == requests_.end()) return;  // an answer nobody waits for any more
       promise = std::move(found->second);
@@ -971,7 +972,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
   }
 
   // Takes every waiting request out, to be answered link_down once no lock is held.
-  std::vector<std::shared_ptr<reply_promise>> take_waiters_locked() {
+  std::vector<std::shared_ptr<reply_promise>> take_waiters_locked() IMSB_REQUIRES(mu_) {
     std::vector<std::shared_ptr<reply_promise>> waiters;
     for (auto& entry : requests_) waiters.push_back(std::move(entry.second));
     requests_.clear();
@@ -979,7 +980,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
     return waiters;
   }
 
-  void clear_output_locked() {
+  void clear_output_locked() IMSB_REQUIRES(mu_) {
     ++generation_;
     writable_ = false;
     write_in_flight_ = false;
@@ -995,7 +996,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
   void do_close() {
     std::vector<std::shared_ptr<reply_promise>> waiters;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       phase_ = phase::closed;
       clear_output_locked();
       waiters = take_waiters_locked();
@@ -1012,7 +1013,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
     std::vector<std::shared_ptr<reply_promise>> waiters;
     phase was;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      sync::lock_guard lock(mu_);
       was = phase_;
       clear_output_locked();
       waiters = take_waiters_locked();
@@ -1076,7 +1077,7 @@ class member_link : public std::enable_shared_from_this<member_link> {
     rejoin_timer_.async_wait([self = shared_from_this()](const error_code& ec) {
       if (ec) return;
       {
-        std::lock_guard<std::mutex> lock(self->mu_);
+        sync::lock_guard lock(self->mu_);
         if (self->phase_ != phase::down) return;
         self->phase_ = phase::rejoining;
       }
@@ -1103,29 +1104,30 @@ class member_link : public std::enable_shared_from_this<member_link> {
   std::map<std::string, xcf::member_info> known_;  // the other members, latest state
   xcf::member_info self_info_;
 
-  // Shared with the callers' threads.
-  mutable std::mutex mu_;
-  phase phase_ = phase::joining;
-  xcf::join_request request_;  // what a re-join sends (ustate as last set)
-  xcf::member_token token_{};
-  std::uint32_t max_payload_ = frame::default_max_payload;
-  bytes pending_;                  // frames not yet handed to the socket
-  std::size_t writing_bytes_ = 0;  // bytes of the write in flight
-  bool writable_ = false;          // the connection's stream is ready
-  bool write_in_flight_ = false;
-  std::uint64_t generation_ = 0;  // of the connection that writes may use
-  std::uint64_t send_counter_ = 0;
-  std::uint32_t next_corr_ = 1;  // corr of requests other than SEND
-  std::uint32_t join_corr_ = 0;
-  std::map<std::uint32_t, std::shared_ptr<reply_promise>> requests_;
-  std::shared_ptr<reply_promise> join_promise_;
-  stream_map streams_;
-  std::size_t sweep_at_ = min_stream_sweep;  // streams_ is swept when a new state would pass this
+  // Shared with the callers' threads: everything below is guarded by mu_.
+  mutable sync::mutex mu_;
+  phase phase_ IMSB_GUARDED_BY(mu_) = phase::joining;
+  xcf::join_request request_ IMSB_GUARDED_BY(mu_);  // what a re-join sends (ustate as last set)
+  xcf::member_token token_ IMSB_GUARDED_BY(mu_){};
+  std::uint32_t max_payload_ IMSB_GUARDED_BY(mu_) = frame::default_max_payload;
+  bytes pending_ IMSB_GUARDED_BY(mu_);                  // frames not yet handed to the socket
+  std::size_t writing_bytes_ IMSB_GUARDED_BY(mu_) = 0;  // bytes of the write in flight
+  bool writable_ IMSB_GUARDED_BY(mu_) = false;          // the connection's stream is ready
+  bool write_in_flight_ IMSB_GUARDED_BY(mu_) = false;
+  std::uint64_t generation_ IMSB_GUARDED_BY(mu_) = 0;  // of the connection that writes may use
+  std::uint64_t send_counter_ IMSB_GUARDED_BY(mu_) = 0;
+  std::uint32_t next_corr_ IMSB_GUARDED_BY(mu_) = 1;  // corr of requests other than SEND
+  std::uint32_t join_corr_ IMSB_GUARDED_BY(mu_) = 0;
+  std::map<std::uint32_t, std::shared_ptr<reply_promise>> requests_ IMSB_GUARDED_BY(mu_);
+  std::shared_ptr<reply_promise> join_promise_ IMSB_GUARDED_BY(mu_);
+  stream_map streams_ IMSB_GUARDED_BY(mu_);
+  // streams_ is swept when a new state would pass this.
+  std::size_t sweep_at_ IMSB_GUARDED_BY(mu_) = min_stream_sweep;
   // Which stream each send went to, as runs (first send id, stream): a SEND_RSP names only the send,
   // and a 12/0 refusal must arm its own stream. Runs end at a SEND_RSP or at the answer to a fencing
   // PING (the hub answers a connection's requests in order; only its own PINGs may jump the queue).
-  std::deque<std::pair<std::uint64_t, stream_iter>> runs_;
-  bool fence_outstanding_ = false;
+  std::deque<std::pair<std::uint64_t, stream_iter>> runs_ IMSB_GUARDED_BY(mu_);
+  bool fence_outstanding_ IMSB_GUARDED_BY(mu_) = false;
 };
 
 // ---- The member object the caller holds ------------------------------------------------------------

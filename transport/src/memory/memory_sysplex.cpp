@@ -10,15 +10,14 @@
 // [C: XCF-STATES] and nothing is left that could reach a handler its owner has since destroyed.
 
 #include <algorithm>
-#include <condition_variable>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
 
+#include "imsb/sync/mutex.hpp"
 #include "imsb/transport/memory_xcf.hpp"
 
 namespace imsb::transport {
@@ -182,69 +181,75 @@ bool dispatching_here(const void* plex) {
 struct memory_plex {
   explicit memory_plex(memory_sysplex_options o) : options(std::move(o)) {}
 
-  const memory_sysplex_options options;
-  mutable std::mutex mutex;
-  std::mutex dispatch_mutex;          // one run() at a time
-  std::condition_variable call_done;  // a handler call ended (calling_session changed)
-  std::uint64_t calling_session = 0;  // whose handler runs now (0: none)
+  const memory_sysplex_options options;  // read-only
+  // Guards the whole sysplex: every member below but dispatch_mutex and call_done. Taken under
+  // dispatch_mutex (dispatch()), never the other way round.
+  mutable sync::mutex mutex;
+  sync::mutex dispatch_mutex IMSB_ACQUIRED_BEFORE(mutex);    // one run() at a time; guards no data
+  sync::condition_variable call_done;                        // a handler call ended (calling_session changed)
+  std::uint64_t calling_session IMSB_GUARDED_BY(mutex) = 0;  // whose handler runs now (0: none)
 
-  milliseconds now{0};
-  std::uint64_t next_sequence = 0;
-  std::uint64_t next_incarnation = 0;
-  std::uint64_t next_session = 0;
-  std::uint64_t next_send_id = 0;
+  milliseconds now IMSB_GUARDED_BY(mutex){0};
+  std::uint64_t next_sequence IMSB_GUARDED_BY(mutex) = 0;
+  std::uint64_t next_incarnation IMSB_GUARDED_BY(mutex) = 0;
+  std::uint64_t next_session IMSB_GUARDED_BY(mutex) = 0;
+  std::uint64_t next_send_id IMSB_GUARDED_BY(mutex) = 0;
 
-  std::map<std::pair<std::string, std::string>, record> records;  // (group, member)
-  std::unordered_map<std::uint64_t, record*> by_incarnation;      // into records (nodes do not move)
-  std::map<std::uint64_t, session> sessions;
-  std::map<std::string, std::vector<std::string>> allow_lists;
-  std::map<queue_key, item> queue;
+  std::map<std::pair<std::string, std::string>, record> records IMSB_GUARDED_BY(mutex);  // (group, member)
+  // Into records (nodes do not move).
+  std::unordered_map<std::uint64_t, record*> by_incarnation IMSB_GUARDED_BY(mutex);
+  std::map<std::uint64_t, session> sessions IMSB_GUARDED_BY(mutex);
+  std::map<std::string, std::vector<std::string>> allow_lists IMSB_GUARDED_BY(mutex);
+  std::map<queue_key, item> queue IMSB_GUARDED_BY(mutex);
   // Items due for a hung member, out of the queue so that dispatch does not step over them again and
   // again; they keep their keys (and so their order) until the member's failure discards them.
-  std::map<std::uint64_t, std::map<queue_key, item>> held;  // by session
-  std::size_t held_count = 0;
-  std::map<std::uint64_t, std::size_t> queued_bytes;  // per target incarnation
-  std::map<stream_key, stream_state> streams;
-  std::vector<wire_record> traffic;
+  std::map<std::uint64_t, std::map<queue_key, item>> held IMSB_GUARDED_BY(mutex);  // by session
+  std::size_t held_count IMSB_GUARDED_BY(mutex) = 0;
+  std::map<std::uint64_t, std::size_t> queued_bytes IMSB_GUARDED_BY(mutex);  // per target incarnation
+  std::map<stream_key, stream_state> streams IMSB_GUARDED_BY(mutex);
+  std::vector<wire_record> traffic IMSB_GUARDED_BY(mutex);
 
-  std::vector<counted_rule> drops, delays, duplicates;
-  std::vector<reorder_rule> reorders;
-  std::vector<fail_send_rule> fail_sends;
+  std::vector<counted_rule> drops IMSB_GUARDED_BY(mutex), delays IMSB_GUARDED_BY(mutex),
+      duplicates IMSB_GUARDED_BY(mutex);
+  std::vector<reorder_rule> reorders IMSB_GUARDED_BY(mutex);
+  std::vector<fail_send_rule> fail_sends IMSB_GUARDED_BY(mutex);
 
   // --- lookups (mutex held) ---------------------------------------------------------------------
-  record* record_of(std::uint64_t incarnation) {
+  record* record_of(std::uint64_t incarnation) IMSB_REQUIRES(mutex) {
     if (incarnation == 0) return nullptr;
     auto it = by_incarnation.find(incarnation);
     return it == by_incarnation.end() ? nullptr : it->second;
   }
-  record* active_record_of(std::uint64_t incarnation) {
+  record* active_record_of(std::uint64_t incarnation) IMSB_REQUIRES(mutex) {
     record* r = record_of(incarnation);
     return r != nullptr && r->info.state == xcf::member_state::active ? r : nullptr;
   }
-  record* find_record(std::string_view group, std::string_view name) {
+  record* find_record(std::string_view group, std::string_view name) IMSB_REQUIRES(mutex) {
     auto it = records.find({std::string(group), std::string(name)});
     return it == records.end() ? nullptr : &it->second;
   }
-  session* session_of(std::uint64_t id) {
+  session* session_of(std::uint64_t id) IMSB_REQUIRES(mutex) {
     auto it = sessions.find(id);
     return it == sessions.end() ? nullptr : &it->second;
   }
 
-  record& put_record(const std::string& group, const std::string& name, std::uint64_t incarnation) {
+  record& put_record(const std::string& group, const std::string& name, std::uint64_t incarnation)
+      IMSB_REQUIRES(mutex) {
     record& r = records[{group, name}];
     if (r.incarnation != 0) by_incarnation.erase(r.incarnation);
     r.incarnation = incarnation;
     by_incarnation[incarnation] = &r;
     return r;
   }
-  void erase_record(std::string_view group, std::string_view name) {
+  void erase_record(std::string_view group, std::string_view name) IMSB_REQUIRES(mutex) {
     auto it = records.find({std::string(group), std::string(name)});
     if (it == records.end()) return;
     by_incarnation.erase(it->second.incarnation);
     records.erase(it);
   }
 
-  std::vector<xcf::member_info> snapshot(std::string_view group, std::string_view name = {}) const {
+  std::vector<xcf::member_info> snapshot(std::string_view group, std::string_view name = {}) const
+      IMSB_REQUIRES(mutex) {
     std::vector<xcf::member_info> out;
     for (const auto& [key, r] : records)
       if (key.first == group && (name.empty() || key.second == name)) out.push_back(r.info);
@@ -252,12 +257,12 @@ struct memory_plex {
   }
 
   // --- queue ------------------------------------------------------------------------------------
-  void enqueue(item it, milliseconds due) {
+  void enqueue(item it, milliseconds due) IMSB_REQUIRES(mutex) {
     queue.emplace(queue_key{due.count(), ++next_sequence}, std::move(it));
   }
 
   void enqueue_event(std::uint64_t session_id, std::uint64_t incarnation, xcf::event_kind kind,
-                     const xcf::member_info& about, bool link_loss = false) {
+                     const xcf::member_info& about, bool link_loss = false) IMSB_REQUIRES(mutex) {
     item it;
     it.kind = item_kind::event;
     it.session = session_id;
@@ -268,7 +273,7 @@ struct memory_plex {
   }
 
   void enqueue_send_done(std::uint64_t session_id, std::uint64_t incarnation, std::uint64_t send_id,
-                         return_code code, stream_key stream = {}) {
+                         return_code code, stream_key stream = {}) IMSB_REQUIRES(mutex) {
     item it;
     it.kind = item_kind::send_done;
     it.session = session_id;
@@ -280,7 +285,8 @@ struct memory_plex {
   }
 
   // Events go to every other active member of the group (README "Events"), at once.
-  void announce(xcf::event_kind kind, const xcf::member_info& about, std::uint64_t about_incarnation) {
+  void announce(xcf::event_kind kind, const xcf::member_info& about, std::uint64_t about_incarnation)
+      IMSB_REQUIRES(mutex) {
     for (const auto& [key, r] : records)
       if (key.first == about.group && r.info.state == xcf::member_state::active &&
           r.incarnation != about_incarnation)
@@ -288,7 +294,7 @@ struct memory_plex {
   }
 
   void log(wire_record::what kind, const std::string& group, const xcf::message& m, const std::string& target,
-           std::size_t size, std::uint64_t send_id, return_code code = codes::ok) {
+           std::size_t size, std::uint64_t send_id, return_code code = codes::ok) IMSB_REQUIRES(mutex) {
     wire_record w;
     w.kind = kind;
     w.at = now;
@@ -304,7 +310,7 @@ struct memory_plex {
     traffic.push_back(std::move(w));
   }
 
-  void release_bytes(const item& it) {
+  void release_bytes(const item& it) IMSB_REQUIRES(mutex) {
     auto q = queued_bytes.find(it.incarnation);
     if (q == queued_bytes.end()) return;
     q->second -= std::min(q->second, it.bytes);
@@ -314,7 +320,7 @@ struct memory_plex {
   // A queued message that will never be delivered, because its target left, quiesced or failed first.
   // Discarded silently, as IXCLEAVE discards undelivered messages [C: XCF-LEAVE] and the hub does: the
   // sender is not told (README "Failure", "Leave") [D].
-  void discard_message(const item& it) {
+  void discard_message(const item& it) IMSB_REQUIRES(mutex) {
     release_bytes(it);
     log(wire_record::what::discarded, it.group, it.msg, it.target_name, it.msg.data.size(), it.send_id);
   }
@@ -322,7 +328,7 @@ struct memory_plex {
   // Everything queued for that member object, whatever join it belongs to: its inbound messages are
   // discarded, its exits are not scheduled any more ([C: XCF-STATES]: not after the member's own
   // IXCLEAVE/IXCQUIES), its send results and link-loss notifications are dropped.
-  void purge_session(std::uint64_t session_id) {
+  void purge_session(std::uint64_t session_id) IMSB_REQUIRES(mutex) {
     std::vector<item> discarded;
     auto drop = [&](item& it) {
       if (it.kind == item_kind::message) discarded.push_back(std::move(it));
@@ -344,7 +350,7 @@ struct memory_plex {
   }
 
   // A join that is over (left, quiesced, failed, replaced): nobody sends from it or to it any more.
-  void forget_join(std::uint64_t incarnation) {
+  void forget_join(std::uint64_t incarnation) IMSB_REQUIRES(mutex) {
     queued_bytes.erase(incarnation);
     for (auto it = streams.begin(); it != streams.end();)
       it = it->first.source == incarnation || it->first.target == incarnation ? streams.erase(it)
@@ -352,7 +358,7 @@ struct memory_plex {
   }
 
   // --- membership -------------------------------------------------------------------------------
-  return_code check_join(const xcf::join_request& request) const {
+  return_code check_join(const xcf::join_request& request) const IMSB_REQUIRES(mutex) {
     if (names::check_xcf_group_name(request.group, options.name_rules) ||
         names::check_xcf_member_name(request.member, options.name_rules))
       return codes::bad_name;  // README "Join" [D]
@@ -365,7 +371,7 @@ struct memory_plex {
 
   // IXCJOIN for a new member object (session_id 0) or a reconnecting one.
   return_code join(const xcf::join_request& request, xcf::member_handler& handler, std::uint64_t& session_id,
-                   std::vector<xcf::member_info>& members) {
+                   std::vector<xcf::member_info>& members) IMSB_REQUIRES(mutex) {
     if (return_code refused = check_join(request); refused != codes::ok) return refused;
     record* previous = find_record(request.group, request.member);
     return_code code = codes::ok;
@@ -429,7 +435,7 @@ struct memory_plex {
 
   // The member ends without IXCLEAVE: failed if lasting, else not-defined [C: XCF-JOIN]. Messages it
   // sent stay queued; messages to it are discarded (README "Failure").
-  void fail(std::uint64_t session_id, bool link_lost) {
+  void fail(std::uint64_t session_id, bool link_lost) IMSB_REQUIRES(mutex) {
     session& s = sessions.at(session_id);
     record* r = active_record_of(s.incarnation);
     if (r == nullptr) return;
@@ -463,19 +469,30 @@ struct memory_plex {
 
   // --- send (IXCMSGOX) ---------------------------------------------------------------------------
   return_code refuse_now(const session& s, const xcf::target& to, const xcf::message& m, std::size_t size,
-                         std::uint64_t send_id, return_code code) {
+                         std::uint64_t send_id, return_code code) IMSB_REQUIRES(mutex) {
     log(wire_record::what::refused, s.request.group, m, to.name, size, send_id, code);
     return code;
   }
 
-  record* find_target(const std::string& group, const xcf::target& to) {
+  // Resource shortage (README "Send" [D], XCF's TIMEOUT=0 behaviour [C: XCF-MSGO]): reported through
+  // on_send_done as the hub's SEND_RSP is, so that a sender meets the pipelined case it meets over TCP.
+  return_code refuse_later(std::uint64_t session_id, std::uint64_t source_incarnation, const stream_key& key,
+                           const std::string& group, const xcf::message& m, const std::string& target_name,
+                           std::size_t size, std::uint64_t send_id) IMSB_REQUIRES(mutex) {
+    log(wire_record::what::refused, group, m, target_name, size, send_id, codes::resource_shortage);
+    enqueue_send_done(session_id, source_incarnation, send_id, codes::resource_shortage, key);
+    return codes::ok;
+  }
+
+  record* find_target(const std::string& group, const xcf::target& to) IMSB_REQUIRES(mutex) {
     if (!to.name.empty()) return find_record(group, to.name);
     record* r = record_of(incarnation_of(to.token));
     return r != nullptr && r->info.group == group && r->info.token == to.token ? r : nullptr;
   }
 
   return_code send(std::uint64_t session_id, const xcf::target& to, const xcf::control_area& control,
-                   bytes_view data, const xcf::send_options& how, std::uint64_t* send_id_out) {
+                   bytes_view data, const xcf::send_options& how, std::uint64_t* send_id_out)
+      IMSB_REQUIRES(mutex) {
     const std::uint64_t send_id = ++next_send_id;
     if (send_id_out != nullptr) *send_id_out = send_id;
     session& s = sessions.at(session_id);
@@ -520,16 +537,10 @@ struct memory_plex {
     stream_state& st = streams[key];
     const std::size_t bytes = data.size() + xcf::control_area{}.size();
 
-    // Resource shortage (README "Send" [D], XCF's TIMEOUT=0 behaviour [C: XCF-MSGO]): reported through
-    // on_send_done as the hub's SEND_RSP is, so that a sender meets the pipelined case it meets over TCP.
-    auto shortage = [&] {
-      log(wire_record::what::refused, group, m, target_name, data.size(), send_id, codes::resource_shortage);
-      enqueue_send_done(session_id, source_incarnation, send_id, codes::resource_shortage, key);
-      return codes::ok;
-    };
     if (st.refused) {
       const bool resume = st.resume_armed || (st.reporting && dispatching_here(this));
-      if (!resume) return shortage();
+      if (!resume)
+        return refuse_later(session_id, source_incarnation, key, group, m, target_name, data.size(), send_id);
       st.refused = false;  // this send carries "resume"
       st.resume_armed = false;
       st.reporting = false;
@@ -541,7 +552,7 @@ struct memory_plex {
       st.resume_armed = false;
       st.reporting = false;
       if (queued == 0) queued_bytes.erase(target_incarnation);
-      return shortage();
+      return refuse_later(session_id, source_incarnation, key, group, m, target_name, data.size(), send_id);
     }
 
     log(wire_record::what::accepted, group, m, target_name, data.size(), send_id);
@@ -583,7 +594,7 @@ struct memory_plex {
   }
 
   // --- dispatch -----------------------------------------------------------------------------------
-  void apply_reorders() {
+  void apply_reorders() IMSB_REQUIRES(mutex) {
     for (auto& rule : reorders) {
       if (rule.batches == 0) continue;
       std::vector<item*> batch;
@@ -617,12 +628,12 @@ struct memory_plex {
 
   // Whether the item still belongs to its session's current join. Whatever ends a join purges the
   // session's items, so this only catches what slipped through (a join replaced under a quiesced object).
-  bool current(const item& it, const session& s) {
+  bool current(const item& it, const session& s) IMSB_REQUIRES(mutex) {
     if (it.link_loss) return true;
     return s.incarnation == it.incarnation && active_record_of(it.incarnation) != nullptr;
   }
 
-  void heartbeat_timer(const item& it) {
+  void heartbeat_timer(const item& it) IMSB_REQUIRES(mutex) {
     session* s = session_of(it.session);
     if (s == nullptr || s->incarnation != it.incarnation || !s->hung) return;
     record* r = active_record_of(it.incarnation);
@@ -644,7 +655,7 @@ struct memory_plex {
 
   // Takes the next due item; timers are handled on the way. False when nothing is due. Each item is
   // stepped over at most once: timers and dead items leave the queue, a hung member's go to `held`.
-  bool next_call(call& out) {
+  bool next_call(call& out) IMSB_REQUIRES(mutex) {
     if (!reorders.empty()) apply_reorders();
     for (auto q = queue.begin(); q != queue.end();) {
       if (q->first.first > now.count()) return false;
@@ -693,7 +704,7 @@ struct memory_plex {
 
   // After the handler call (mutex held): the sender has now heard of the refusal, so its next send of the
   // stream resumes, from any thread (README "Send").
-  void end_call(const call& c) {
+  void end_call(const call& c) IMSB_REQUIRES(mutex) {
     if (c.reports_refusal) {
       auto st = streams.find(c.it.stream);
       if (st != streams.end() && st->second.reporting) {
@@ -706,15 +717,15 @@ struct memory_plex {
 
   // leave() and the member's end: once they return, no call of that member's handler is running, so the
   // handler may be destroyed. Not from the dispatching thread: the call in progress there is the caller.
-  void wait_for_calls_of(std::uint64_t session_id, std::unique_lock<std::mutex>& lock) {
+  void wait_for_calls_of(std::uint64_t session_id, sync::unique_lock& lock) IMSB_REQUIRES(mutex) {
     if (dispatching_here(this)) return;
-    call_done.wait(lock, [&] { return calling_session != session_id; });
+    while (calling_session == session_id) call_done.wait(lock);
   }
 
-  delivery_counts dispatch(std::size_t limit) {
+  delivery_counts dispatch(std::size_t limit) IMSB_EXCLUDES(dispatch_mutex, mutex) {
     delivery_counts counts;
     if (dispatching_here(this)) return counts;
-    std::lock_guard<std::mutex> one_run(dispatch_mutex);
+    sync::lock_guard one_run(dispatch_mutex);
     struct dispatching_guard {  // restored even when a handler throws
       explicit dispatching_guard(const void* self) { t_dispatching.push_back(self); }
       ~dispatching_guard() { t_dispatching.pop_back(); }
@@ -724,7 +735,7 @@ struct memory_plex {
     while (counts.total() < limit) {
       call c;
       {
-        std::lock_guard<std::mutex> lock(mutex);
+        sync::lock_guard lock(mutex);
         if (!next_call(c)) break;
         calling_session = c.it.session;
       }
@@ -733,7 +744,7 @@ struct memory_plex {
         const call& c;
         ~call_guard() {
           {
-            std::lock_guard<std::mutex> lock(plex.mutex);
+            sync::lock_guard lock(plex.mutex);
             plex.end_call(c);
           }
           plex.call_done.notify_all();
@@ -772,7 +783,7 @@ class memory_member final : public xcf::member {
       : plex_(std::move(plex)), session_(session_id), group_(std::move(group)), name_(std::move(name)) {}
 
   ~memory_member() override {
-    std::unique_lock<std::mutex> lock(plex_->mutex);
+    sync::unique_lock lock(plex_->mutex);
     // Ending without IXCLEAVE is a failure (member.hpp); a quiesced member stays quiesced (README).
     plex_->fail(session_, false);
     plex_->purge_session(session_);  // link-loss notifications still queued, if its link was down
@@ -785,25 +796,25 @@ class memory_member final : public xcf::member {
   const std::string& group() const noexcept override { return group_; }
   const std::string& name() const noexcept override { return name_; }
   xcf::member_token token() const override {
-    std::lock_guard<std::mutex> lock(plex_->mutex);
+    sync::lock_guard lock(plex_->mutex);
     return plex_->sessions.at(session_).token;
   }
 
   return_code send(const xcf::target& to, const xcf::control_area& control, bytes_view data,
                    const xcf::send_options& options, std::uint64_t* send_id) override {
-    std::lock_guard<std::mutex> lock(plex_->mutex);
+    sync::lock_guard lock(plex_->mutex);
     return plex_->send(session_, to, control, data, options, send_id);
   }
 
   return_code query(std::vector<xcf::member_info>& out, std::string_view member_name) override {
-    std::lock_guard<std::mutex> lock(plex_->mutex);
+    sync::lock_guard lock(plex_->mutex);
     if (!plex_->sessions.at(session_).link_up) return codes::link_down;
     out = plex_->snapshot(group_, member_name);  // IXCQUERY needs no membership (README "Connections")
     return !member_name.empty() && out.empty() ? codes::not_found : codes::ok;
   }
 
   return_code set_user_state(const xcf::user_state& state) override {
-    std::lock_guard<std::mutex> lock(plex_->mutex);
+    sync::lock_guard lock(plex_->mutex);
     record* self = nullptr;
     if (return_code refused = active_self(self); refused != codes::ok) return refused;
     self->info.ustate = state;
@@ -812,7 +823,7 @@ class memory_member final : public xcf::member {
   }
 
   return_code quiesce() override {
-    std::lock_guard<std::mutex> lock(plex_->mutex);
+    sync::lock_guard lock(plex_->mutex);
     record* self = nullptr;
     if (return_code refused = active_self(self); refused != codes::ok) return refused;
     // Receives nothing more and stays quiesced until it re-joins (4/0C) or is removed (README "Quiesce");
@@ -825,7 +836,7 @@ class memory_member final : public xcf::member {
   }
 
   return_code remove(std::string_view member_name) override {
-    std::lock_guard<std::mutex> lock(plex_->mutex);
+    sync::lock_guard lock(plex_->mutex);
     record* self = nullptr;
     if (return_code refused = active_self(self); refused != codes::ok) return refused;
     record* victim = plex_->find_record(group_, member_name);
@@ -841,7 +852,7 @@ class memory_member final : public xcf::member {
   }
 
   return_code leave() override {
-    std::unique_lock<std::mutex> lock(plex_->mutex);
+    sync::unique_lock lock(plex_->mutex);
     session& s = plex_->sessions.at(session_);
     if (!s.link_up) return codes::link_down;
     record* self = plex_->record_of(s.incarnation);
@@ -861,7 +872,7 @@ class memory_member final : public xcf::member {
   }
 
  private:
-  return_code active_self(record*& self) {
+  return_code active_self(record*& self) IMSB_REQUIRES(plex_->mutex) {
     session& s = plex_->sessions.at(session_);
     if (!s.link_up) return codes::link_down;
     self = plex_->active_record_of(s.incarnation);
@@ -885,7 +896,7 @@ memory_sysplex::memory_sysplex(memory_sysplex_options options)
 memory_sysplex::~memory_sysplex() = default;
 
 xcf::join_result memory_sysplex::join(const xcf::join_request& request, xcf::member_handler& handler) {
-  std::lock_guard<std::mutex> lock(plex_->mutex);
+  sync::lock_guard lock(plex_->mutex);
   xcf::join_result result;
   std::uint64_t session_id = 0;
   result.code = plex_->join(request, handler, session_id, result.members);
@@ -895,7 +906,7 @@ xcf::join_result memory_sysplex::join(const xcf::join_request& request, xcf::mem
 }
 
 void memory_sysplex::allow(std::string group, std::vector<std::string> members) {
-  std::lock_guard<std::mutex> lock(plex_->mutex);
+  sync::lock_guard lock(plex_->mutex);
   plex_->allow_lists[std::move(group)] = std::move(members);
 }
 
@@ -903,65 +914,65 @@ delivery_counts memory_sysplex::run(std::size_t limit) { return plex_->dispatch(
 delivery_counts memory_sysplex::run_one() { return plex_->dispatch(1); }
 
 void memory_sysplex::advance(milliseconds by) {
-  std::lock_guard<std::mutex> lock(plex_->mutex);
+  sync::lock_guard lock(plex_->mutex);
   if (by.count() > 0) plex_->now += by;
 }
 
 milliseconds memory_sysplex::now() const {
-  std::lock_guard<std::mutex> lock(plex_->mutex);
+  sync::lock_guard lock(plex_->mutex);
   return plex_->now;
 }
 
 std::size_t memory_sysplex::pending() const {
-  std::lock_guard<std::mutex> lock(plex_->mutex);
+  sync::lock_guard lock(plex_->mutex);
   return plex_->queue.size() + plex_->held_count;
 }
 
 std::vector<xcf::member_info> memory_sysplex::members(std::string_view group) const {
-  std::lock_guard<std::mutex> lock(plex_->mutex);
+  sync::lock_guard lock(plex_->mutex);
   return plex_->snapshot(group);
 }
 
 std::vector<wire_record> memory_sysplex::traffic() const {
-  std::lock_guard<std::mutex> lock(plex_->mutex);
+  sync::lock_guard lock(plex_->mutex);
   return plex_->traffic;
 }
 
 void memory_sysplex::clear_traffic() {
-  std::lock_guard<std::mutex> lock(plex_->mutex);
+  sync::lock_guard lock(plex_->mutex);
   plex_->traffic.clear();
 }
 
 // --- memory_faults ---------------------------------------------------------------------------------
 
 void memory_faults::drop(const message_filter& filter, std::size_t count) {
-  std::lock_guard<std::mutex> lock(plex_->mutex);
+  sync::lock_guard lock(plex_->mutex);
   if (count > 0) plex_->drops.push_back({filter, count, {}});
 }
 
 void memory_faults::delay(const message_filter& filter, milliseconds by, std::size_t count) {
-  std::lock_guard<std::mutex> lock(plex_->mutex);
+  sync::lock_guard lock(plex_->mutex);
   if (count > 0) plex_->delays.push_back({filter, count, std::max(by, milliseconds{0})});
 }
 
 void memory_faults::duplicate(const message_filter& filter, std::size_t count) {
-  std::lock_guard<std::mutex> lock(plex_->mutex);
+  sync::lock_guard lock(plex_->mutex);
   if (count > 0) plex_->duplicates.push_back({filter, count, {}});
 }
 
 void memory_faults::reorder(const message_filter& filter, reorder_mode mode, std::uint64_t seed,
                             std::size_t batches) {
-  std::lock_guard<std::mutex> lock(plex_->mutex);
+  sync::lock_guard lock(plex_->mutex);
   if (batches > 0) plex_->reorders.push_back({filter, mode, std::mt19937_64(seed), batches});
 }
 
 void memory_faults::fail_send(std::string group, std::string member, std::size_t nth, return_code code) {
-  std::lock_guard<std::mutex> lock(plex_->mutex);
+  sync::lock_guard lock(plex_->mutex);
   plex_->fail_sends.push_back({std::move(group), std::move(member), std::max<std::size_t>(nth, 1), code});
 }
 
 return_code memory_faults::disconnect(std::string_view group, std::string_view member) {
-  std::lock_guard<std::mutex> lock(plex_->mutex);
+  sync::lock_guard lock(plex_->mutex);
   detail::record* r = plex_->find_record(group, member);
   if (r == nullptr) return codes::not_found;
   detail::session* s = plex_->session_of(r->session);
@@ -973,7 +984,7 @@ return_code memory_faults::disconnect(std::string_view group, std::string_view m
 }
 
 return_code memory_faults::reconnect(std::string_view group, std::string_view member) {
-  std::lock_guard<std::mutex> lock(plex_->mutex);
+  sync::lock_guard lock(plex_->mutex);
   std::uint64_t session_id = 0;
   for (const auto& [id, s] : plex_->sessions)  // the latest object of that name whose link is down
     if (!s.link_up && s.request.group == group && s.request.member == member) session_id = id;
@@ -997,7 +1008,7 @@ return_code memory_faults::reconnect(std::string_view group, std::string_view me
 }
 
 return_code memory_faults::stop_heartbeats(std::string_view group, std::string_view member) {
-  std::lock_guard<std::mutex> lock(plex_->mutex);
+  sync::lock_guard lock(plex_->mutex);
   detail::record* r = plex_->find_record(group, member);
   if (r == nullptr) return codes::not_found;
   detail::session* s = plex_->session_of(r->session);
@@ -1018,7 +1029,7 @@ return_code memory_faults::stop_heartbeats(std::string_view group, std::string_v
 }
 
 void memory_faults::clear() {
-  std::lock_guard<std::mutex> lock(plex_->mutex);
+  sync::lock_guard lock(plex_->mutex);
   plex_->drops.clear();
   plex_->delays.clear();
   plex_->duplicates.clear();

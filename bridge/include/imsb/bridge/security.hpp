@@ -18,7 +18,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -27,6 +26,7 @@
 #include "imsb/bridge/config.hpp"
 #include "imsb/core/bytes.hpp"
 #include "imsb/core/result.hpp"
+#include "imsb/sync/mutex.hpp"
 
 namespace imsb::bridge {
 
@@ -87,9 +87,11 @@ class security_checker {
   std::optional<bytes> utoken_key_;
   std::uint32_t validity_;
   std::uint32_t cache_age_;
-  std::mutex mu_;
-  std::map<std::string, std::int64_t> cache_;  // user → authenticated at (READ)
-  std::map<std::string, std::int64_t> used_;   // ticket+user+appl → expires at (single use)
+  // hooks_, tickets_, utoken_key_, validity_ and cache_age_ are set at construction and only read.
+  sync::mutex mu_;
+  std::map<std::string, std::int64_t> cache_ IMSB_GUARDED_BY(mu_);  // user → authenticated at (READ)
+  // ticket+user+appl → expires at (single use)
+  std::map<std::string, std::int64_t> used_ IMSB_GUARDED_BY(mu_);
 };
 
 }  // namespace imsb::bridge
