@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -42,6 +44,14 @@ class journal_test : public ::testing::Test {
   bytes read_log() const {
     std::ifstream in(log(), std::ios::binary);
     return bytes(std::istreambuf_iterator<char>(in), {});
+  }
+  // While the journal is open its file holds the records (log_size() bytes), then zeros written ahead.
+  void expect_records_then_zeros(const journal& j) const {
+    const bytes file = read_log();
+    ASSERT_GE(file.size(), j.log_size());
+    EXPECT_TRUE(std::all_of(file.begin() + static_cast<std::ptrdiff_t>(j.log_size()), file.end(),
+                            [](std::uint8_t b) { return b == 0; }))
+        << "the bytes after the records are not zeros";
   }
   void write_log(const bytes& b) const {
     std::ofstream out(log(), std::ios::binary | std::ios::trunc);
@@ -107,7 +117,7 @@ TEST_F(journal_test, log_input_queues_it_and_sets_the_receive_number_of_a_recove
   auto id = j.log_input("CLIENT1", "TPIPE1", true, 5, msg("abc"));
   ASSERT_TRUE(id.ok());
   EXPECT_GT(j.log_size(), size0);
-  EXPECT_EQ(fs::file_size(log()), j.log_size());  // on disk when the call returns
+  expect_records_then_zeros(j);  // on disk when the call returns
   ASSERT_EQ(j.state().inputs.size(), 1U);
   const auto& in = j.state().inputs[0];
   EXPECT_EQ(in.id, *id);
@@ -195,7 +205,7 @@ TEST_F(journal_test, commit_run_of_an_input_not_queued_fails_and_writes_nothing)
     EXPECT_EQ(again.error().code, std::errc::invalid_argument);
   }
   EXPECT_EQ(j.log_size(), size);
-  EXPECT_EQ(fs::file_size(log()), size);
+  expect_records_then_zeros(j);
   EXPECT_TRUE(j.state() == before);
 }
 
@@ -418,7 +428,8 @@ TEST_F(journal_test, a_compaction_runs_off_the_message_path_and_keeps_the_steps_
     EXPECT_FALSE(fs::exists(dir_ / "journal.tmp"));
     j.set_compaction_hook({});
     ASSERT_TRUE(cycle(j, n++));  // appends go to the new file
-    EXPECT_EQ(fs::file_size(log()), j.log_size());
+    j.settle();                  // (the tail copied in is past the threshold: that step starts another)
+    expect_records_then_zeros(j);
     before = j.state();
   }
   journal j = open();
@@ -472,6 +483,45 @@ TEST_F(journal_test, a_leftover_checkpoint_temporary_is_ignored) {
 
 // Every prefix of the last record — what a crash during its write leaves — is dropped, and the file is
 // cut back to the last whole record.
+// The file grows by zeros written ahead of the records, so that an append's fdatasync need not write the
+// inode (journal.hpp); a clean close trims them, and a crash that leaves them loses nothing.
+TEST_F(journal_test, the_file_grows_by_zeros_ahead_of_the_records_and_a_clean_close_trims_them) {
+  journal_state before;
+  std::uint64_t records = 0;
+  bytes crashed;  // the file as a kill -9 would leave it: the records, then the zeros ahead
+  {
+    journal j = populated();
+    ASSERT_TRUE(cycle(j, 1));
+    before = j.state();
+    records = j.log_size();
+    crashed = read_log();
+    EXPECT_GT(crashed.size(), records) << "no zeros were written ahead of the records";
+    EXPECT_EQ(crashed.size() % (256 * 1024), 0U) << "the file does not grow in steps of 256 KiB";
+    expect_records_then_zeros(j);
+    // Steps fill the zeros: the file keeps its size until the records reach its end.
+    const auto size = crashed.size();
+    ASSERT_TRUE(cycle(j, 2));
+    EXPECT_EQ(fs::file_size(log()), size);
+  }
+  EXPECT_GT(fs::file_size(log()), records);
+  {
+    journal j = open();
+    EXPECT_EQ(fs::file_size(log()), j.log_size()) << "a clean close left the zeros";
+  }
+  write_log(crashed);
+  journal_state after;
+  {
+    journal j = open();
+    EXPECT_TRUE(j.state() == before);
+    EXPECT_EQ(j.log_size(), records);
+    EXPECT_EQ(fs::file_size(log()), records) << "open did not drop the zeros a crash left";
+    ASSERT_TRUE(cycle(j, 2));  // and steps go on after the records
+    after = j.state();
+  }
+  journal j = open();
+  EXPECT_TRUE(j.state() == after);
+}
+
 TEST_F(journal_test, a_torn_tail_record_is_ignored_and_truncated_at_every_length) {
   journal_state before;
   std::uint64_t whole = 0, full = 0;

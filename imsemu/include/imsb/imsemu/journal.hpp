@@ -6,6 +6,9 @@
 // Every durable step is ONE record, written and fdatasync'd before the call returns; the in-memory state
 // is then changed by the same code that replays the record at open, so the state after a reopen equals
 // the state before. A crash mid-write leaves a torn tail record: open ignores it and truncates it away.
+// The file grows by zeros written ahead of the records (256 KiB at a time [D]), so that an append's
+// fdatasync writes data, not the inode: while the journal is open, and after a crash, zeros follow the
+// records (open truncates them away as it does a torn tail); a clean close leaves the records only.
 // A bad record followed by a good one is not a crash's doing: open reports it, naming its offset.
 // checkpoint() rewrites the file as one snapshot record (write journal.tmp, fsync, rename, fsync dir).
 // A step that takes the records after the last snapshot past the threshold starts a compaction instead,
@@ -184,8 +187,9 @@ class journal {
   std::filesystem::path dir_;
   std::filesystem::path path_;
   int fd_ = -1;
-  int dir_fd_ = -1;  // holds the flock that keeps a second process out
-  std::uint64_t size_ = 0;
+  int dir_fd_ = -1;                 // holds the flock that keeps a second process out
+  std::uint64_t size_ = 0;          // where the records end (log_size())
+  std::uint64_t allocated_ = 0;     // the file's length: the records, then zeros written ahead of them
   std::uint64_t snapshot_end_ = 0;  // where the records after the file's snapshot begin
   std::uint64_t threshold_ = std::uint64_t{4} << 20;
   journal_state state_;
