@@ -357,6 +357,11 @@ class client_connection final : public mqi::connection, public consume_backend {
     return completed(r->st, std::move(r->result));
   }
   mqi::result<mqi::message> get(mqi::hobj handle, const mqi::get_request& request) override {
+    // A signal is a call back into this process, which the protocol has no frame for: refused, as IBM MQ
+    // refuses MQGMO_SET_SIGNAL outside z/OS (connection.hpp get_request::signal) [D].
+    if ((request.options & mq::MQGMO_SET_SIGNAL) != 0)
+      return decode_error{mq::make_mqrc(mq::MQRC_OPTIONS_ERROR), "MQGET", 0,
+                          "MQGMO_SET_SIGNAL is supported on in-process connections only"};
     // The call may take the wait, and the margin on top; an unlimited wait has no deadline.
     std::optional<std::int64_t> wait = 0;
     if ((request.options & mq::MQGMO_WAIT) != 0)

@@ -8,6 +8,7 @@
 // the analysis cannot name the engine's mutex from inside those structures, so that rule is the comments'.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "imsb/mq/constants.hpp"
 #include "imsb/mqi/connection.hpp"
 #include "imsb/objects/catalog.hpp"
 #include "imsb/objects/mqsc_exec.hpp"
@@ -158,20 +160,53 @@ class engine {
     std::multimap<std::string, waiter*, std::less<>>::iterator at_;
   };
   std::multimap<std::string, waiter*, std::less<>> waiters IMSB_GUARDED_BY(mu);  // by queue; "" dispatchers
-  void changed() IMSB_REQUIRES(mu) {                                             // every waiter looks again
+  // MQGMO_SET_SIGNAL's signals, by the local queue of their handle (connection.hpp get_request::signal),
+  // posted at the same changes that wake waiters, and then gone.
+  struct armed_signal {
+    const conn_state* conn = nullptr;
+    mqi::hobj handle = 0;
+    std::function<void(std::int32_t)> post;
+  };
+  using signal_map = std::multimap<std::string, armed_signal, std::less<>>;
+  signal_map signals IMSB_GUARDED_BY(mu);
+  void changed() IMSB_REQUIRES(mu) {  // every waiter looks again
     ++change_mark;
     for (auto& [queue, w] : waiters) wake(*w);
+    post_signals(nullptr, signals.begin(), signals.end(), mq::MQEC_WAIT_CANCELED);
   }
   void changed(std::string_view queue) IMSB_REQUIRES(mu) {  // a message on `queue` may be taken
     ++change_mark;
     for (auto [it, end] = waiters.equal_range(queue); it != end; ++it) wake(*it->second);
     if (!queue.empty())
       for (auto [it, end] = waiters.equal_range(std::string_view{}); it != end; ++it) wake(*it->second);
+    auto [from, to] = signals.equal_range(queue);
+    post_signals(nullptr, from, to, mq::MQEC_MSG_ARRIVED);
   }
   void changed(const conn_state& c) IMSB_REQUIRES(mu) {  // c stopped, woken, broken or disconnected
     ++change_mark;
     for (auto& [queue, w] : waiters)
       if (w->conn() == &c) wake(*w);
+    post_signals(&c, signals.begin(), signals.end(), mq::MQEC_WAIT_CANCELED);
+  }
+  // Posts `code` to the signals in [from, to) (of connection `of` only, unless null) and withdraws them.
+  void post_signals(const conn_state* of, signal_map::iterator from, signal_map::iterator to,
+                    std::int32_t code) IMSB_REQUIRES(mu) {
+    while (from != to) {
+      if (of != nullptr && from->second.conn != of) {
+        ++from;
+        continue;
+      }
+      ++counters.signals_posted;
+      from->second.post(code);
+      from = signals.erase(from);
+    }
+  }
+  // The signal of handle h of c, armed on `queue`; signals.end() if none.
+  signal_map::iterator signal_of(const conn_state& c, mqi::hobj h, const std::string& queue)
+      IMSB_REQUIRES(mu) {
+    for (auto [it, end] = signals.equal_range(queue); it != end; ++it)
+      if (it->second.conn == &c && it->second.handle == h) return it;
+    return signals.end();
   }
   void changed(std::vector<const std::string*>& names) IMSB_REQUIRES(mu);  // changed(q) for each named
   void wake(waiter& w) IMSB_REQUIRES(mu) {

@@ -579,7 +579,7 @@ mqi::result<mqi::message> local_connection::get_impl(mqi::hobj handle, const mqi
       mq::MQGMO_WAIT | mq::MQGMO_SYNCPOINT | mq::MQGMO_NO_SYNCPOINT | mq::MQGMO_SYNCPOINT_IF_PERSISTENT |
       mq::MQGMO_BROWSE_FIRST | mq::MQGMO_BROWSE_NEXT | mq::MQGMO_BROWSE_MSG_UNDER_CURSOR |
       mq::MQGMO_MSG_UNDER_CURSOR | mq::MQGMO_ACCEPT_TRUNCATED_MSG | mq::MQGMO_FAIL_IF_QUIESCING |
-      mq::MQGMO_CONVERT | mq::MQGMO_LOCK | 0x02000000 /* PROPERTIES_IN_HANDLE */ |
+      mq::MQGMO_CONVERT | mq::MQGMO_LOCK | mq::MQGMO_SET_SIGNAL | 0x02000000 /* PROPERTIES_IN_HANDLE */ |
       0x04000000 /* NO_PROPERTIES */ | 0x08000000 /* PROPERTIES_FORCE_MQRFH2 */ |
       0x10000000 /* PROPERTIES_COMPATIBILITY */;
   if ((req.options & ~known_gmo) != 0)
@@ -603,6 +603,19 @@ mqi::result<mqi::message> local_connection::get_impl(mqi::hobj handle, const mqi
     return mqi_error("MQGET", mq::MQRC_NOT_OPEN_FOR_BROWSE, "the queue was not opened with MQOO_BROWSE");
   if (!browse && !hit->second.input)
     return mqi_error("MQGET", mq::MQRC_NOT_OPEN_FOR_INPUT, "the queue was not opened for input");
+  // MQGMO_SET_SIGNAL (connection.hpp get_request::signal): not with a wait; one signal per handle, which
+  // a wait may not overlap either [C] IBM's MQRC_SIGNAL_OUTSTANDING; only MQWI_UNLIMITED [D].
+  const bool set_signal = (req.options & mq::MQGMO_SET_SIGNAL) != 0;
+  if (set_signal && (req.options & mq::MQGMO_WAIT) != 0)
+    return mqi_error("MQGET", mq::MQRC_OPTIONS_ERROR, "MQGMO_SET_SIGNAL with MQGMO_WAIT");
+  if (set_signal && !req.signal)
+    return mqi_error("MQGET", mq::MQRC_SIGNAL1_ERROR, "MQGMO_SET_SIGNAL without a signal to post");
+  if (set_signal && req.wait_interval_ms != mq::MQWI_UNLIMITED)
+    return mqi_error("MQGET", mq::MQRC_WAIT_INTERVAL_ERROR,
+                     "a signal's WaitInterval must be MQWI_UNLIMITED here (no expiry is posted)");
+  if ((set_signal || (req.options & mq::MQGMO_WAIT) != 0) &&
+      e_->signal_of(*c_, handle, hit->second.local_queue) != e_->signals.end())
+    return mqi_error("MQGET", mq::MQRC_SIGNAL_OUTSTANDING, "a signal is outstanding for this handle");
   // MQGMO_LOCK (a browse lock) is not supported [D]: say so rather than ignore it.
   if ((req.options & mq::MQGMO_LOCK) != 0)
     return mqi_error("MQGET", mq::MQRC_OPTIONS_ERROR, "MQGMO_LOCK is not supported by imsbridge");
@@ -749,6 +762,11 @@ mqi::result<mqi::message> local_connection::get_impl(mqi::hobj handle, const mqi
       return mqi_error("MQGET", mq::MQRC_NO_MSG_UNDER_CURSOR, "the message under the browse cursor is gone");
     if (wait && (e_->quiescing || e_->ended))
       return mqi_error("MQGET", mq::MQRC_Q_MGR_QUIESCING, "the queue manager is quiescing");
+    if (set_signal) {
+      e_->signals.emplace(h.local_queue, engine::armed_signal{c_.get(), handle, req.signal});
+      return mqi::result<mqi::message>::warning(mqi::message{}, mq::MQRC_SIGNAL_REQUEST_ACCEPTED,
+                                                "no message on " + h.local_queue + " now: a signal is set");
+    }
     if (!wait || (!unlimited && std::chrono::steady_clock::now() >= deadline)) {
       if (waited) ++e_->counters.get_waits.timeout;
       return mqi_error("MQGET", mq::MQRC_NO_MSG_AVAILABLE, "no message on " + h.local_queue);

@@ -357,6 +357,8 @@ void engine::close_handle_locked(conn_state& c, mqi::hobj h) {
     if (it->second.exclusive) qit->second.exclusive = false;
     if ((it->second.options & mq::MQOO_OUTPUT) != 0) --qit->second.open_output;
   }
+  // MQCLOSE withdraws the handle's signal without posting it (connection.hpp get_request::signal).
+  if (auto sig = signal_of(c, h, it->second.local_queue); sig != signals.end()) signals.erase(sig);
   c.handles.erase(it);
 }
 

@@ -381,6 +381,86 @@ TYPED_TEST(mqi_conformance, a_truncated_message_accepted_is_a_warning_2079_and_i
   EXPECT_EQ(whole.completion_code(), mq::MQCC_OK);
 }
 
+// ---- MQGMO_SET_SIGNAL (connection.hpp get_request::signal) -----------------------------------------
+
+// A get that sets a signal rather than waits: IBM MQ for z/OS's way to wait for a queue and something
+// else at once [C] IBM MQ, "Signaling". The socket backends refuse it, as IBM MQ does outside z/OS.
+TYPED_TEST(mqi_conformance, set_signal_is_posted_once_by_a_message_on_its_own_queue) {
+  const mqi::hobj h = this->open("Q1", mq::MQOO_INPUT_SHARED | mq::MQOO_BROWSE);
+  std::atomic<int> posted{0};
+  std::atomic<std::int32_t> code{0};
+  auto g = this->no_wait(mq::MQGMO_BROWSE_FIRST | mq::MQGMO_NO_SYNCPOINT | mq::MQGMO_SET_SIGNAL);
+  g.wait_interval_ms = mq::MQWI_UNLIMITED;
+  g.signal = [&](std::int32_t c) {
+    code = c;
+    ++posted;
+  };
+  auto set = this->c().get(h, g);
+  if constexpr (!std::is_same_v<TypeParam, in_process>) {
+    EXPECT_EQ(this->rc(set), mq::MQRC_OPTIONS_ERROR);
+    return;
+  }
+  ASSERT_TRUE(set.ok()) << set.error().to_string();
+  EXPECT_EQ(set.completion_code(), mq::MQCC_WARNING);
+  EXPECT_EQ(set.reason(), mq::MQRC_SIGNAL_REQUEST_ACCEPTED);
+  EXPECT_EQ(set->data_length, 0U);
+  // One signal per handle, and no wait beside it.
+  EXPECT_EQ(this->rc(this->c().get(h, g)), mq::MQRC_SIGNAL_OUTSTANDING);
+  auto wait = this->no_wait(mq::MQGMO_WAIT | mq::MQGMO_NO_SYNCPOINT);
+  wait.wait_interval_ms = 10;
+  EXPECT_EQ(this->rc(this->c().get(h, wait)), mq::MQRC_SIGNAL_OUTSTANDING);
+  // A message on another queue does not post it; one on its own queue does, once.
+  this->put("Q2", "other");
+  EXPECT_EQ(posted.load(), 0);
+  this->put("Q1", "first", mq::MQPMO_NO_SYNCPOINT, {}, &this->another());
+  EXPECT_EQ(posted.load(), 1);
+  EXPECT_EQ(code.load(), mq::MQEC_MSG_ARRIVED);
+  this->put("Q1", "second");
+  EXPECT_EQ(posted.load(), 1);
+  // The message is not reserved: another MQGET gets it; with a message there, SET_SIGNAL returns it.
+  auto got = this->c().get(h, g);
+  ASSERT_TRUE(got.ok()) << got.error().to_string();
+  EXPECT_EQ(got.reason(), mq::MQRC_NONE);
+  EXPECT_EQ(text_of(got->data), "first");
+  EXPECT_EQ(posted.load(), 1);
+}
+
+TYPED_TEST(mqi_conformance, set_signal_refuses_what_it_cannot_do_and_mqclose_withdraws_it) {
+  const mqi::hobj h = this->open("Q1", mq::MQOO_INPUT_SHARED);
+  std::atomic<int> posted{0};
+  auto g = this->no_wait(mq::MQGMO_NO_SYNCPOINT | mq::MQGMO_SET_SIGNAL);
+  g.wait_interval_ms = mq::MQWI_UNLIMITED;
+  g.signal = [&](std::int32_t) { ++posted; };
+  if constexpr (!std::is_same_v<TypeParam, in_process>) {
+    EXPECT_EQ(this->rc(this->c().get(h, g)), mq::MQRC_OPTIONS_ERROR);  // before any other check
+    return;
+  }
+  auto with_wait = g;
+  with_wait.options |= mq::MQGMO_WAIT;
+  EXPECT_EQ(this->rc(this->c().get(h, with_wait)), mq::MQRC_OPTIONS_ERROR);
+  auto without = g;
+  without.signal = nullptr;
+  EXPECT_EQ(this->rc(this->c().get(h, without)), mq::MQRC_SIGNAL1_ERROR);
+  auto finite = g;
+  finite.wait_interval_ms = 1000;
+  EXPECT_EQ(this->rc(this->c().get(h, finite)), mq::MQRC_WAIT_INTERVAL_ERROR);
+  ASSERT_EQ(this->rc(this->c().get(h, g)), mq::MQRC_SIGNAL_REQUEST_ACCEPTED);
+  ASSERT_TRUE(this->c().close(h).ok());
+  this->put("Q1", "after the close");
+  EXPECT_EQ(posted.load(), 0) << "a closed handle's signal was posted";
+  // A stopped connection cancels the signal of each of its handles.
+  const mqi::hobj h2 = this->open("Q1", mq::MQOO_BROWSE);
+  std::atomic<std::int32_t> code{0};
+  auto b = this->no_wait(mq::MQGMO_BROWSE_NEXT | mq::MQGMO_SET_SIGNAL);
+  b.wait_interval_ms = mq::MQWI_UNLIMITED;
+  b.signal = [&](std::int32_t c) { code = c; };
+  auto cursor_end = this->c().get(h2, b);  // the message put above, then nothing: a signal
+  ASSERT_TRUE(cursor_end.ok());
+  ASSERT_EQ(this->rc(this->c().get(h2, b)), mq::MQRC_SIGNAL_REQUEST_ACCEPTED);
+  this->c().stop();
+  EXPECT_EQ(code.load(), mq::MQEC_WAIT_CANCELED);
+}
+
 // ---- matching -----------------------------------------------------------------------------------
 
 TYPED_TEST(mqi_conformance, get_matches_by_msg_id_correl_id_and_token) {

@@ -341,6 +341,12 @@ inline constexpr std::int32_t MQRC_TRIGGER_CONTROL_ERROR = 2075;
 inline constexpr std::int32_t MQRC_TRIGGER_DEPTH_ERROR = 2076;
 inline constexpr std::int32_t MQRC_TRIGGER_MSG_PRIORITY_ERR = 2077;
 inline constexpr std::int32_t MQRC_TRIGGER_TYPE_ERROR = 2078;
+// MQGMO_SET_SIGNAL [C] IBM's cmqc.h values; IBM MQ, "2070 (0816) (RC2070): MQRC_SIGNAL_REQUEST_ACCEPTED"
+// (https://www.ibm.com/docs/SSFKSJ_9.3.0/reference/q041380_.html).
+inline constexpr std::int32_t MQRC_SIGNAL_OUTSTANDING = 2069;
+inline constexpr std::int32_t MQRC_SIGNAL_REQUEST_ACCEPTED = 2070;
+inline constexpr std::int32_t MQRC_WAIT_INTERVAL_ERROR = 2090;
+inline constexpr std::int32_t MQRC_SIGNAL1_ERROR = 2099;
 // MQCB / MQCTL and MQBEGIN [C] IBM's cmqc.h values; when each is given: IBM MQ, "MQCB - Manage callback"
 // (https://www.ibm.com/docs/SSFKSJ_9.4.0/refdev/q101720_.html), "MQCTL - Control callbacks"
 // (https://www.ibm.com/docs/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q101790_.html), "MQBEGIN - Begin unit of
@@ -395,6 +401,7 @@ inline constexpr std::int32_t MQGMO_WAIT = 0x00000001;
 inline constexpr std::int32_t MQGMO_SYNCPOINT = 0x00000002;
 inline constexpr std::int32_t MQGMO_NO_WAIT = 0x00000000;
 inline constexpr std::int32_t MQGMO_NO_SYNCPOINT = 0x00000004;
+inline constexpr std::int32_t MQGMO_SET_SIGNAL = 0x00000008;  // IBM MQ for z/OS; here the in-process backend
 inline constexpr std::int32_t MQGMO_BROWSE_FIRST = 0x00000010;
 inline constexpr std::int32_t MQGMO_BROWSE_NEXT = 0x00000020;
 inline constexpr std::int32_t MQGMO_ACCEPT_TRUNCATED_MSG = 0x00000040;
@@ -406,6 +413,14 @@ inline constexpr std::int32_t MQGMO_FAIL_IF_QUIESCING = 0x00002000;
 inline constexpr std::int32_t MQGMO_CONVERT = 0x00004000;
 
 inline constexpr std::int32_t MQWI_UNLIMITED = -1;
+
+// Signal completion codes (MQGMO_SET_SIGNAL's Signal1) [C] IBM's cmqc.h; IBM MQ, "Signal1 (MQLONG)"
+// (https://www.ibm.com/docs/SSFKSJ_9.3.0/refdev/q096850_.html).
+inline constexpr std::int32_t MQEC_MSG_ARRIVED = 2;
+inline constexpr std::int32_t MQEC_WAIT_INTERVAL_EXPIRED = 3;
+inline constexpr std::int32_t MQEC_WAIT_CANCELED = 4;
+inline constexpr std::int32_t MQEC_Q_MGR_QUIESCING = 5;
+inline constexpr std::int32_t MQEC_CONNECTION_QUIESCING = 6;
 
 // --- Object types (MQOD.ObjectType), MQINQ selectors and their values [C] IBM's cmqc.h; which object
 // type takes which selector: IBM MQ, "MQINQ - Inquire object attributes"

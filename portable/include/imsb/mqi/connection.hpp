@@ -119,6 +119,18 @@ struct get_request {
   // MQRC_TRUNCATED_MSG_FAILED (2080) and stays, unless MQGMO_ACCEPT_TRUNCATED_MSG (then it is got and
   // `data` holds the first max_length bytes; message::data_length says how long it was).
   std::optional<std::size_t> max_length;
+  // MQGMO_SET_SIGNAL's Signal1 (IBM MQ for z/OS's ECB, as a callback) [C] IBM MQ, "Signaling"
+  // (https://www.ibm.com/docs/SSFKSJ_9.3.0/develop/q026430_.html): when no suitable message is there, the
+  // get completes at once with MQCC_WARNING / MQRC_SIGNAL_REQUEST_ACCEPTED (2070) and no message, and
+  // the queue manager later calls `signal` once — MQEC_MSG_ARRIVED when a message may have arrived (it
+  // is not reserved: get it with another MQGET), MQEC_WAIT_CANCELED when the wait ended for another reason
+  // (a definition changed, the queue manager or the connection stopping: reissue the get). One signal
+  // per handle (a second: MQRC_SIGNAL_OUTSTANDING, 2069); MQCLOSE withdraws it without a call. It is
+  // called on another thread, under the queue manager's lock: it must only post (wake a waiter), never
+  // call the connection. Only WaitInterval MQWI_UNLIMITED [D] (else MQRC_WAIT_INTERVAL_ERROR); not with
+  // MQGMO_WAIT (MQRC_OPTIONS_ERROR). Backends that cannot call back here refuse it with
+  // MQRC_OPTIONS_ERROR, as IBM MQ does outside z/OS: today the socket backends; the in-process one takes it.
+  std::function<void(std::int32_t)> signal;
 };
 
 struct message {

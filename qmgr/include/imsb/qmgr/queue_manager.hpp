@@ -103,6 +103,7 @@ class queue_manager {
     // Test hook [D]: notifications sent to waiting threads (MQGETs that wait, consumers' dispatchers), so
     // that a test can tell that a change woke only the waiters it concerns.
     std::uint64_t wakeups = 0;
+    std::uint64_t signals_posted = 0;  // MQGMO_SET_SIGNAL signals called (connection.hpp get_request::signal)
     std::size_t waiting = 0;  // threads waiting now, of those kinds
     recovery_log::stats log;
     recovered_state recovery;  // queues left empty; the counters of the start
