@@ -413,6 +413,14 @@ struct worker {
   std::uint64_t ready_gen = 0;    // the session generation of the last ready event handled
   std::uint64_t dropped_gen = 0;  // the partner's session generation when our connection last broke
   bool browse_first = true;
+  // The worker's one wait (docs/design/concurrency.md, "The bridge") [D]: when its queue has nothing for it,
+  // it sets a signal on its handle (MQGMO_SET_SIGNAL, connection.hpp get_request::signal) that the queue
+  // manager posts into `events` when a message arrives, and waits on `events`, which its partner's events
+  // also end. signal_set: one is armed (cleared by its post, on the queue manager's thread). A connection
+  // that refuses signals (the socket backends) gets the waits of before: a 100 ms waiting browse when
+  // idle, a 2 ms poll while messages are out with IMS.
+  std::atomic<bool> signal_set{false};
+  bool signals_refused = false;
   bool resync_pending = false;       // an in-flight record waits for the partner's resync decision
   bool pending_resend = false;       // resync said "resend the in-flight message": once the session is ready
   std::optional<mqi::message> held;  // browsed, waiting for its Tpipe
@@ -1233,10 +1241,12 @@ void worker::run() {
       }
       continue;
     }
-    // Nothing new on the queue. Idle: browse_one() already waited on the queue. With CM1 messages out with
-    // IMS: wait for their ACKs and output, but only briefly, because a request put meanwhile does not wake
-    // this wait (20 ms here held a third of CM1 requests back by up to 20 ms: bench/RESULTS.md).
-    if (!browse_one()) events.wait(idle() ? 0ms : 2ms);
+    // Nothing new on the queue: wait for the signal browse_one() set on it and for the partner's events at
+    // once (at most 100 ms, so that stop and suspend are seen). Without signals: idle, browse_one() already
+    // waited on the queue; with CM1 messages out with IMS, a request put meanwhile would not end a wait
+    // for their ACKs and output, so that wait is brief (20 ms here held a third of CM1 requests back by up
+    // to 20 ms: bench/RESULTS.md).
+    if (!browse_one()) events.wait(signal_set ? 100ms : idle() ? 0ms : 2ms);
   }
   while (auto rq = control.pop(0ms))
     if (rq->answer && rq->answer->start())
@@ -1250,7 +1260,9 @@ void worker::run() {
 
 bool worker::reconnect() {
   store.reset();
-  conn.reset();
+  conn.reset();  // its handle's signal, if any, goes with it, never posted
+  signal_set = false;
+  signals_refused = false;
   auto c = eng.hooks.connect();
   if (!c) {
     eng.console(std::string(imsb::msg::IMB2018W) + " Bridge queue " + queue +
@@ -1336,6 +1348,7 @@ void worker::drop_connection(const decode_error& e) {
   // The store refers to the connection (its destructor closes its handle): it goes first.
   store.reset();
   conn.reset();
+  signal_set = false;
   connected = false;
   if (confirm && confirm->had_request) stale_markers.insert(confirm->token);  // outcome unknown
   confirm.reset();
@@ -1363,7 +1376,17 @@ bool worker::browse_one() {
   mqi::get_request g;
   g.options = (browse_first ? mq::MQGMO_BROWSE_FIRST : mq::MQGMO_BROWSE_NEXT) | mq::MQGMO_FAIL_IF_QUIESCING |
               mq::MQGMO_NO_SYNCPOINT;
-  if (idle()) {
+  // A signal outstanding on h forbids MQGMO_WAIT (MQRC_SIGNAL_OUTSTANDING): run() waits for it instead.
+  const bool arm = !signals_refused && !signal_set.load();
+  if (arm) {
+    g.options |= mq::MQGMO_SET_SIGNAL;
+    g.wait_interval_ms = mq::MQWI_UNLIMITED;
+    g.signal = [this](std::int32_t) {
+      signal_set = false;
+      events.wake();
+    };
+    signal_set = true;  // before the call: the queue manager may post it before the call returns
+  } else if (signals_refused && idle()) {
     g.options |= mq::MQGMO_WAIT;
     g.wait_interval_ms = 100;  // short, so that stop, suspend and events are seen
   }
@@ -1373,24 +1396,34 @@ bool worker::browse_one() {
     seen_this_pass.clear();
   }
   auto got = conn->get(h, g);
-  if (!got) {
-    if (mqi::reason_of(got.error()) == mq::MQRC_NO_MSG_AVAILABLE) {
-      if (pass_from_first) {
-        // A whole pass: verdicts of requests not met in it (and not out with IMS) belong to requests gone.
-        const detail::tpipe_records rec = eng.records.get(key());
-        for (auto it = verdicts.begin(); it != verdicts.end();) {
-          bool keep = seen_this_pass.count(it->first) != 0 || (cm0 && cm0->token == it->first) ||
-                      (rec.in_flight && rec.in_flight_token == it->first) ||
-                      stale_markers.count(it->first) != 0 || (confirm && confirm->token == it->first);
-          for (const cm1_sent& s : cm1) keep = keep || s.token == it->first;
-          it = keep ? std::next(it) : verdicts.erase(it);
-        }
-      }
-      pass_from_first = false;
-      seen_this_pass.clear();
-      browse_first = true;  // what was skipped may be ours again (backed out, resync)
+  const bool signalled = arm && got && got.reason() == mq::MQRC_SIGNAL_REQUEST_ACCEPTED;
+  if (arm && !signalled) {
+    const std::int32_t r = got ? got.reason() : mqi::reason_of(got.error());
+    if (r != mq::MQRC_SIGNAL_OUTSTANDING) signal_set = false;  // none was armed by this call
+    if (r == mq::MQRC_OPTIONS_ERROR || r == mq::MQRC_SIGNAL1_ERROR || r == mq::MQRC_WAIT_INTERVAL_ERROR) {
+      signals_refused = true;  // this connection cannot post one: the waits of before from now on
       return false;
     }
+    if (r == mq::MQRC_SIGNAL_OUTSTANDING) return false;  // one is armed already: run() waits for it
+  }
+  if (signalled || (!got && mqi::reason_of(got.error()) == mq::MQRC_NO_MSG_AVAILABLE)) {
+    if (pass_from_first) {
+      // A whole pass: verdicts of requests not met in it (and not out with IMS) belong to requests gone.
+      const detail::tpipe_records rec = eng.records.get(key());
+      for (auto it = verdicts.begin(); it != verdicts.end();) {
+        bool keep = seen_this_pass.count(it->first) != 0 || (cm0 && cm0->token == it->first) ||
+                    (rec.in_flight && rec.in_flight_token == it->first) ||
+                    stale_markers.count(it->first) != 0 || (confirm && confirm->token == it->first);
+        for (const cm1_sent& s : cm1) keep = keep || s.token == it->first;
+        it = keep ? std::next(it) : verdicts.erase(it);
+      }
+    }
+    pass_from_first = false;
+    seen_this_pass.clear();
+    browse_first = true;  // what was skipped may be ours again (backed out, resync)
+    return false;
+  }
+  if (!got) {
     if (connection_broken(got.error())) {
       drop_connection(got.error());
     } else if (mqi::reason_of(got.error()) == mq::MQRC_GET_INHIBITED) {

@@ -520,6 +520,39 @@ TEST_F(engine_fault_test, connection_lost_after_the_in_flight_record_is_settled_
   EXPECT_TRUE(wait_for([&] { return console_has(imsb::msg::IMB2018W); })) << console_text();
 }
 
+// The worker's one wait (docs/design/concurrency.md, "The bridge"): with a CM1 message out with IMS and
+// nothing on its queue, it waits on the signal it set on the queue (MQGMO_SET_SIGNAL) and on its partner's
+// events at once, and does not browse the queue again meanwhile. The 2 ms poll of before browsed it about
+// 200 times in the 400 ms counted here; the wait's own limit (100 ms, for stop and suspend) allows 4.
+TEST_F(engine_fault_test, a_worker_with_cm1_out_waits_for_its_queue_and_partner_without_polling) {
+  std::atomic<bool> counting{false};
+  std::atomic<int> browses{0};
+  faults_.arm(test::fault_kind::fail, [&](const test::call_info& c) {
+    if (counting && c.call == test::mqi_call::get && c.queue == "IMS.BRIDGE.Q") ++browses;
+    return false;  // only counts
+  });
+  start_engine(config(), nullptr, &faults_);
+  // IMS ACKs the input and holds its run: the message is out, its output not yet there.
+  ims_->with_engine([](imsemu::engine& e) { e.fault_settings().hold_runs = true; });
+  request q;
+  q.commit_mode = '1';
+  q.segments = {"IVTNO   DISPLAY LAST1"};
+  const auto first = put(q);
+  ASSERT_TRUE(wait_for([&] { return console_has("run of input 1 held"); })) << console_text();
+  std::this_thread::sleep_for(50ms);  // its ACK on its way to the worker
+  counting = true;
+  std::this_thread::sleep_for(400ms);
+  counting = false;
+  EXPECT_LE(browses.load(), 8) << "the worker browsed its queue while it had nothing new\n" << console_text();
+  // A request put meanwhile ends the same wait: it is sent while the first is still out.
+  q.segments = {"IVTNO   DISPLAY LAST2"};
+  const auto second = put(q);
+  EXPECT_TRUE(wait_for([&] { return console_has("run of input 2 held"); })) << console_text();
+  ims_->with_engine([](imsemu::engine& e) { e.fault_settings().hold_runs = false; });
+  EXPECT_TRUE(reply_to(first)) << console_text();
+  EXPECT_TRUE(reply_to(second)) << console_text();
+}
+
 TEST_F(engine_fault_test, commit_of_the_reply_with_its_outcome_unknown_is_not_put_twice) {
   // Step 6: the reply and the receive record are committed, the answer is lost, nothing is ACKed; the
   // resync finds our receive number ahead of IMS's send number and dequeues the output.
