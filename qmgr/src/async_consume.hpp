@@ -98,8 +98,8 @@ class async_consume {
   std::thread thread_;
   std::map<mqi::hobj, consumer> consumers_ IMSB_GUARDED_BY(mu_);
   std::optional<mqi::callback_descriptor> event_handler_ IMSB_GUARDED_BY(mu_);
-  std::int32_t ended_reason_ IMSB_GUARDED_BY(mu_) =
-      0;  // the dispatch ended because the connection can no longer be used
+  // The dispatch ended because the connection can no longer be used.
+  std::int32_t ended_reason_ IMSB_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace imsb::qmgr::detail

@@ -218,14 +218,14 @@ class engine {
   runtime_options options;
   qmgr_lock lock IMSB_GUARDED_BY(mu);
   objects::object_catalog catalog IMSB_GUARDED_BY(mu);
-  const std::string
-      qmgr_name;  // catalog.qmgr_name() at start: ALTER QMGR rewrites the record, never the name
+  // catalog.qmgr_name() at start: ALTER QMGR rewrites the record, never the name.
+  const std::string qmgr_name;
   objects::catalog_snapshot snap IMSB_GUARDED_BY(mu);  // catalog.snapshot(), remade after each change
   // The log object is guarded; a thread that waits for it outside mu keeps the pointer, counted in
   // log_waiters, and the end waits for none to be left before the log is closed.
   std::unique_ptr<recovery_log> log IMSB_GUARDED_BY(mu);
-  std::map<std::string, local_queue> queues
-      IMSB_GUARDED_BY(mu);  // local queues by real name (made on first use)
+  // Local queues by real name (made on first use).
+  std::map<std::string, local_queue> queues IMSB_GUARDED_BY(mu);
   std::map<std::uint64_t, std::shared_ptr<conn_state>> conns IMSB_GUARDED_BY(mu);
   std::uint64_t next_conn IMSB_GUARDED_BY(mu) = 1;
   std::uint64_t next_seq IMSB_GUARDED_BY(mu) = 1;
@@ -236,10 +236,10 @@ class engine {
   bool quiescing IMSB_GUARDED_BY(mu) = false;
   bool ended IMSB_GUARDED_BY(mu) = false;
   bool checkpoint_running IMSB_GUARDED_BY(mu) = false;
-  // begin_checkpoint() calls, to tell whether one overlapped a batch
+  // begin_checkpoint() calls, to tell whether one overlapped a batch.
   std::uint64_t checkpoints_begun IMSB_GUARDED_BY(mu) = 0;
-  bool checkpoint_again IMSB_GUARDED_BY(mu) =
-      false;  // a checkpoint's snapshot counted a batch that then failed
+  // A checkpoint's snapshot counted a batch that then failed.
+  bool checkpoint_again IMSB_GUARDED_BY(mu) = false;
   bool checkpoint_blocked IMSB_GUARDED_BY(mu) = false;  // the last checkpoint failed for space (2056)
   bool checkpoint_may_fit() const IMSB_REQUIRES(mu);    // the persistent messages fit in the free space
   int log_waiters IMSB_GUARDED_BY(mu) = 0;  // threads in wait_durable / write_checkpoint outside mu
@@ -260,8 +260,8 @@ class engine {
   void log_error(const std::string& line) IMSB_EXCLUDES(err_mu);  // any lock state; takes err_mu only
 
   const objects::object_record* queue_record(const std::string& name) const IMSB_REQUIRES(mu);
-  local_queue* queue_of(const std::string& name)
-      IMSB_REQUIRES(mu);  // nullptr unless a QLOCAL of that name exists
+  // nullptr unless a QLOCAL of that name exists.
+  local_queue* queue_of(const std::string& name) IMSB_REQUIRES(mu);
   // The local queue a handle works on: nullptr when it was deleted (and maybe defined again) since MQOPEN.
   local_queue* queue_of(const handle_state& h) IMSB_REQUIRES(mu);
   // USAGE(XMITQ): no COA/COD here [I: JAVA-MQRO]

@@ -601,10 +601,10 @@ struct recovery_log::impl {
   std::optional<decode_error> fatal IMSB_GUARDED_BY(mu);     // the log failed: every later call fails
   std::uint64_t append_extent IMSB_GUARDED_BY(mu) = 0;       // the extent append() targets
   std::uint64_t append_extent_bytes IMSB_GUARDED_BY(mu) = 0;
-  bool append_extent_written IMSB_GUARDED_BY(mu) =
-      false;  // a batch of append_extent is on disk: a checkpoint would retire it
-  bool space_failed IMSB_GUARDED_BY(mu) =
-      false;  // a write failed for space since the last begin_checkpoint()
+  // A batch of append_extent is on disk: a checkpoint would retire it.
+  bool append_extent_written IMSB_GUARDED_BY(mu) = false;
+  // A write failed for space since the last begin_checkpoint().
+  bool space_failed IMSB_GUARDED_BY(mu) = false;
   std::uint64_t closed_seq IMSB_GUARDED_BY(mu) = ~std::uint64_t{0};  // close(): every later seq fails
   bool checkpoint_running IMSB_GUARDED_BY(mu) = false;
   std::uint64_t checkpoint_seq IMSB_GUARDED_BY(mu) = 0;  // the last seq of the extent being checkpointed
