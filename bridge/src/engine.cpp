@@ -404,6 +404,11 @@ struct worker {
   detail::event_queue<worker_event> control;
   std::atomic<bool> stopping{false};
 
+  // Set by browse_one(), cleared by the post of the signal it set (connection.hpp get_request::signal) on
+  // the queue manager's thread, which may call it until conn, below, closes the handle: so declared before
+  // conn (members go in reverse order).
+  std::atomic<bool> signal_set{false};
+
   // Worker thread only.
   std::unique_ptr<mqi::connection> conn;
   std::unique_ptr<state_store> store;
@@ -416,10 +421,9 @@ struct worker {
   // The worker's one wait (docs/design/concurrency.md, "The bridge") [D]: when its queue has nothing for it,
   // it sets a signal on its handle (MQGMO_SET_SIGNAL, connection.hpp get_request::signal) that the queue
   // manager posts into `events` when a message arrives, and waits on `events`, which its partner's events
-  // also end. signal_set: one is armed (cleared by its post, on the queue manager's thread). A connection
-  // that refuses signals (the socket backends) gets the waits of before: a 100 ms waiting browse when
-  // idle, a 2 ms poll while messages are out with IMS.
-  std::atomic<bool> signal_set{false};
+  // also end (signal_set, above, says whether one is armed). A connection that refuses signals (the socket
+  // backends) gets the waits of before: a 100 ms waiting browse when idle, a 2 ms poll while messages are
+  // out with IMS.
   bool signals_refused = false;
   bool resync_pending = false;       // an in-flight record waits for the partner's resync decision
   bool pending_resend = false;       // resync said "resend the in-flight message": once the session is ready
