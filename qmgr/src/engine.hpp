@@ -148,16 +148,35 @@ class engine {
     // queue: a get's local queue; "" for a dispatcher.
     waiter(engine& e, const conn_state* conn, const std::string& queue) IMSB_REQUIRES(e.mu)
         : e_(e), conn_(conn), at_(e.waiters.emplace(queue, this)) {}
+    // A get's waiter that a message made takeable on its queue wakes only when `takes(message)` says
+    // it is one the get could take (its match options): a reply for another requester's CorrelId on a
+    // shared reply queue wakes no one else. `takes` must outlive the waiter.
+    template <typename Takes>
+    waiter(engine& e, const conn_state* conn, const std::string& queue, const Takes& takes)
+        IMSB_REQUIRES(e.mu)
+        : waiter(e, conn, queue) {
+      takes_ctx_ = &takes;
+      takes_ = [](const void* f, const msg_entry& m) { return (*static_cast<const Takes*>(f))(m); };
+    }
     ~waiter() { e_.waiters.erase(at_); }  // under e.mu, which the analysis cannot name through e_
     waiter(const waiter&) = delete;
     waiter& operator=(const waiter&) = delete;
     sync::condition_variable cv;
     const conn_state* conn() const noexcept { return conn_; }
+    bool takes(const msg_entry& m) const { return takes_ == nullptr || takes_(takes_ctx_, m); }
+    bool notified = false;  // woken already: once is enough (engine::wake)
 
    private:
     engine& e_;
     const conn_state* conn_;
     std::multimap<std::string, waiter*, std::less<>>::iterator at_;
+    bool (*takes_)(const void*, const msg_entry&) = nullptr;
+    const void* takes_ctx_ = nullptr;
+  };
+  // A message that may be taken now (put and made visible, or got and given back), for changed().
+  struct takeable_message {
+    const std::string* queue;
+    msg_key key;
   };
   std::multimap<std::string, waiter*, std::less<>> waiters IMSB_GUARDED_BY(mu);  // by queue; "" dispatchers
   // MQGMO_SET_SIGNAL's signals, by the local queue of their handle (connection.hpp get_request::signal),
@@ -173,14 +192,6 @@ class engine {
     ++change_mark;
     for (auto& [queue, w] : waiters) wake(*w);
     post_signals(nullptr, signals.begin(), signals.end(), mq::MQEC_WAIT_CANCELED);
-  }
-  void changed(std::string_view queue) IMSB_REQUIRES(mu) {  // a message on `queue` may be taken
-    ++change_mark;
-    for (auto [it, end] = waiters.equal_range(queue); it != end; ++it) wake(*it->second);
-    if (!queue.empty())
-      for (auto [it, end] = waiters.equal_range(std::string_view{}); it != end; ++it) wake(*it->second);
-    auto [from, to] = signals.equal_range(queue);
-    post_signals(nullptr, from, to, mq::MQEC_MSG_ARRIVED);
   }
   void changed(const conn_state& c) IMSB_REQUIRES(mu) {  // c stopped, woken, broken or disconnected
     ++change_mark;
@@ -208,8 +219,12 @@ class engine {
       if (it->second.conn == &c && it->second.handle == h) return it;
     return signals.end();
   }
-  void changed(std::vector<const std::string*>& names) IMSB_REQUIRES(mu);  // changed(q) for each named
+  // For each message of `list` still there and visible: its queue's waiters that could take it, the
+  // dispatchers, and the queue's signals; each at most once.
+  void changed(std::vector<takeable_message>& list) IMSB_REQUIRES(mu);
   void wake(waiter& w) IMSB_REQUIRES(mu) {
+    if (w.notified) return;
+    w.notified = true;
     ++counters.wakeups;
     w.cv.notify_one();
   }

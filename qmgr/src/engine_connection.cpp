@@ -772,8 +772,10 @@ mqi::result<mqi::message> local_connection::get_impl(mqi::hobj handle, const mqi
       return mqi_error("MQGET", mq::MQRC_NO_MSG_AVAILABLE, "no message on " + h.local_queue);
     }
     waited = true;
-    detail::blocking_region waiting;                 // blocking.hpp
-    engine::waiter w(*e_, c_.get(), h.local_queue);  // woken by its queue, its connection, or everyone
+    detail::blocking_region waiting;  // blocking.hpp
+    // Woken by a message it could take on its queue, its connection, or what concerns everyone.
+    const auto takes = [&req](const msg_entry& m) { return matches(m, req); };
+    engine::waiter w(*e_, c_.get(), h.local_queue, takes);
     if (unlimited)
       w.cv.wait(lk);
     else

@@ -259,7 +259,7 @@ void engine::report(rules::report_kind kind, const msg_entry& e, conn_state* uow
 
 void engine::settle_locked(log_batch& batch, bool durable) {
   // The queues where a message may now be taken: put and made visible, or got and given back.
-  std::vector<const std::string*> takeable;
+  std::vector<engine::takeable_message> takeable;
   for (const uow_op& op : batch.pending) {
     auto qit = queues.find(op.queue);
     if (qit == queues.end()) continue;  // the queue was deleted meanwhile
@@ -277,18 +277,26 @@ void engine::settle_locked(log_batch& batch, bool durable) {
       // The get never happened: unlocked, BackoutCount as it was (not a backout) [D].
       e.locked_by = 0;
     }
-    if (op.put == durable) takeable.push_back(&op.queue);  // (duplicates go in changed())
+    if (op.put == durable) takeable.push_back({&op.queue, op.key});
   }
   changed(takeable);
   batch.pending.clear();
 }
 
-void engine::changed(std::vector<const std::string*>& names) {
-  std::sort(names.begin(), names.end(), [](const std::string* a, const std::string* b) { return *a < *b; });
-  names.erase(std::unique(names.begin(), names.end(),
-                          [](const std::string* a, const std::string* b) { return *a == *b; }),
-              names.end());
-  for (const std::string* q : names) changed(*q);
+void engine::changed(std::vector<takeable_message>& list) {
+  if (list.empty()) return;
+  ++change_mark;
+  for (const takeable_message& t : list) {
+    auto qit = queues.find(*t.queue);
+    if (qit == queues.end()) continue;
+    auto it = qit->second.messages.find(t.key);
+    if (it == qit->second.messages.end() || !it->second.visible()) continue;  // taken or gone already
+    for (auto [w, end] = waiters.equal_range(*t.queue); w != end; ++w)
+      if (w->second->takes(it->second)) wake(*w->second);
+    for (auto [w, end] = waiters.equal_range(std::string_view{}); w != end; ++w) wake(*w->second);
+    auto [from, to] = signals.equal_range(*t.queue);
+    post_signals(nullptr, from, to, mq::MQEC_MSG_ARRIVED);
+  }
 }
 
 void engine::commit_locked(conn_state& c, log_batch& batch) {
@@ -321,7 +329,7 @@ void engine::commit_locked(conn_state& c, log_batch& batch) {
 }
 
 void engine::backout_locked(conn_state& c, log_batch& batch) {
-  std::vector<const std::string*> takeable;  // where a message got is given back
+  std::vector<engine::takeable_message> takeable;  // the messages got and given back
   for (auto op = c.uow.rbegin(); op != c.uow.rend(); ++op) {
     auto qit = queues.find(op->queue);
     if (qit == queues.end()) continue;
@@ -334,7 +342,7 @@ void engine::backout_locked(conn_state& c, log_batch& batch) {
     msg_entry& e = it->second;
     e.locked_by = 0;
     ++e.backout_count;
-    takeable.push_back(&op->queue);
+    takeable.push_back({&op->queue, op->key});
     // Logged so that BackoutCount survives a restart [D].
     if (e.persistent) {
       log_op b{log_op::kind::backout_count, op->queue, {}};

@@ -1,6 +1,7 @@
 // MQPUT / MQGET on the running queue manager: defaults, attributes and their reason codes, matching,
 // browse, waits, exclusive input (queue_manager.hpp).
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -280,6 +281,64 @@ TEST_F(put_get, AChangeOnOneQueueWakesNoGetWaitingOnAnother) {
   for (auto& t : threads) t.join();
   for (const auto& g : got) EXPECT_TRUE(g.ok()) << g.error().to_string();
   EXPECT_EQ(qm_->statistics().get_waits.message, std::uint64_t{getters});
+}
+
+// A waiting get is woken only by a message it could take (docs/design/concurrency.md "The queue manager"):
+// requesters sharing one reply queue, each waiting for its own CorrelId, as imsbench's and most request/reply
+// clients do. A reply for one wakes that one alone; a reply for nobody wakes nobody; one a get without
+// match options could take wakes that get alone (counted by the engine's test hook, not timed).
+TEST_F(put_get, AReplyWakesOnlyTheGetWaitingForItsCorrelId) {
+  auto& putter = connect();
+  const auto reply_out = open(putter, "REPLY", mq::MQOO_OUTPUT);
+  constexpr int getters = 4;
+  auto correl = [](int i) {
+    std::array<std::uint8_t, 24> id{};
+    id.fill(static_cast<std::uint8_t>('A' + i));
+    return id;
+  };
+  std::vector<result<mqi::message>> got(getters + 1, decode_error{});
+  std::vector<std::thread> threads;
+  for (int i = 0; i <= getters; ++i) {
+    auto& c = connect();
+    const auto in = open(c, "REPLY", mq::MQOO_INPUT_SHARED);
+    auto req = no_wait(mq::MQGMO_WAIT | mq::MQGMO_NO_SYNCPOINT);
+    req.wait_interval_ms = 20000;
+    if (i < getters) {  // the last one waits for any message
+      req.match_options = mq::MQMO_MATCH_CORREL_ID;
+      req.correl_id = correl(i);
+    }
+    threads.emplace_back([&got, &c, in, i, req] { got[i] = c.get(in, req); });
+  }
+  const auto waiting_since = std::chrono::steady_clock::now();
+  while (qm_->statistics().waiting < getters + 1 &&
+         std::chrono::steady_clock::now() - waiting_since < std::chrono::seconds(10))
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(qm_->statistics().waiting, std::size_t{getters + 1});
+  // The one without match options takes the first message: a reply for nobody here.
+  auto nobody = md();
+  nobody.correl_id = correl(getters + 1);
+  auto before = qm_->statistics().wakeups;
+  ASSERT_TRUE(put(putter, reply_out, "for any", nobody).ok());
+  threads[getters].join();
+  ASSERT_TRUE(got[getters].ok()) << got[getters].error().to_string();
+  EXPECT_EQ(text_of(got[getters]->data), "for any");
+  EXPECT_EQ(qm_->statistics().wakeups, before + 1) << "a message for no CorrelId waited for woke them";
+  // Now one for nobody again: it stays, and wakes no one.
+  before = qm_->statistics().wakeups;
+  ASSERT_TRUE(put(putter, reply_out, "for nobody", nobody).ok());
+  EXPECT_EQ(qm_->statistics().wakeups, before);
+  EXPECT_EQ(qm_->statistics().waiting, std::size_t{getters});
+  for (int i = getters - 1; i >= 0; --i) {
+    before = qm_->statistics().wakeups;
+    auto m = md();
+    m.correl_id = correl(i);
+    ASSERT_TRUE(put(putter, reply_out, "reply " + std::to_string(i), m).ok());
+    threads[static_cast<std::size_t>(i)].join();
+    ASSERT_TRUE(got[i].ok()) << got[i].error().to_string();
+    EXPECT_EQ(text_of(got[i]->data), "reply " + std::to_string(i));
+    EXPECT_EQ(qm_->statistics().wakeups, before + 1) << "the reply for requester " << i << " woke others";
+  }
+  EXPECT_EQ(qm_->statistics().get_waits.message, std::uint64_t{getters + 1});
 }
 
 TEST_F(put_get, WaitTimesOutWith2033AndQuiesceWakesWith2161) {
