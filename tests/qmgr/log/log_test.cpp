@@ -69,6 +69,68 @@ TEST_F(LogTest, FreshLogThenRecoveryKeepsCommittedPutsAndGets) {
   EXPECT_EQ(state.torn_bytes_ignored, 0u);
 }
 
+// An extent grows by zeros written ahead of its batches (recovery_log.cpp, preallocation), so that a
+// batch's fdatasync need not write the inode too. A clean close trims them; those a crash (a child that
+// exits without closing) leaves are read as the extent's end, not as a torn tail, and a torn batch before
+// them still is one.
+TEST_F(LogTest, AnExtentGrowsByZerosAheadThatACleanCloseTrimsAndACrashLeavesHarmless) {
+  const auto extent = dir_ / "log" / "S0000000.LOG";
+  {
+    recovered_state state;
+    auto log = open_log(state);
+    ASSERT_TRUE(log);
+    ASSERT_TRUE(log->wait_durable(log->append({put_op("A", make_message(1))})).ok());
+    const auto ahead = std::filesystem::file_size(extent);
+    EXPECT_GE(ahead, std::uintmax_t{1} << 20) << "no zeros written ahead of the batch";
+    const bytes raw = read_bytes(extent);
+    std::size_t end = raw.size();
+    while (end > 0 && raw[end - 1] == 0) --end;
+    EXPECT_LT(end, std::size_t{4096});
+    ASSERT_TRUE(log->wait_durable(log->append({put_op("A", make_message(2))})).ok());
+    EXPECT_EQ(std::filesystem::file_size(extent), ahead) << "the second batch grew the file again";
+  }
+  const auto trimmed = std::filesystem::file_size(extent);
+  EXPECT_LT(trimmed, std::uintmax_t{4096}) << "a clean close left the zeros";
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    recovered_state state;
+    auto opened = recovery_log::open(dir_, queue_files(), {}, state);
+    if (!opened.ok()) ::_exit(8);
+    if (!opened.value()->wait_durable(opened.value()->append({put_op("A", make_message(3))})).ok())
+      ::_exit(1);
+    ::_exit(0);  // no close: the zeros stay
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  const auto crashed = dir_ / "log" / "S0000001.LOG";
+  ASSERT_GE(std::filesystem::file_size(crashed), std::uintmax_t{1} << 20);
+  {
+    recovered_state state;
+    auto log = open_log(state);
+    ASSERT_TRUE(log);
+    EXPECT_EQ(ids(state, "A"), (std::vector<std::uint64_t>{1, 2, 3}));
+    EXPECT_EQ(state.torn_bytes_ignored, 0u) << "the zeros ahead were counted as a torn tail";
+  }
+  // A batch torn in front of the zeros: counted, and only its bytes.
+  bytes raw = read_bytes(crashed);
+  std::size_t end = raw.size();
+  while (end > 0 && raw[end - 1] == 0) --end;
+  ASSERT_GT(end, 20u);
+  raw[end - 1] = 0;
+  raw[end - 2] ^= 0x55;  // the batch's last bytes damaged
+  write_bytes(crashed, raw);
+  std::filesystem::remove(dir_ / "log" / "S0000002.LOG");  // the clean run's empty extent, if any
+  recovered_state state;
+  auto log = open_log(state);
+  ASSERT_TRUE(log);
+  EXPECT_EQ(ids(state, "A"), (std::vector<std::uint64_t>{1, 2}));
+  EXPECT_GT(state.torn_bytes_ignored, 0u);
+  EXPECT_LT(state.torn_bytes_ignored, std::uint64_t{4096});
+}
+
 TEST_F(LogTest, TornTailOfTheLastExtentIsIgnoredAndNeverAppendedTo) {
   {
     recovered_state state;
