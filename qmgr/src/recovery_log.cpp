@@ -13,7 +13,9 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <future>
 #include <map>
+#include <memory>
 #include <set>
 #include <thread>
 #include <unordered_map>
@@ -587,7 +589,7 @@ struct recovery_log::impl {
   control_data control IMSB_GUARDED_BY(mu);
 
   sync::condition_variable work_cv;  // the writer waits for work
-  sync::condition_variable done_cv;  // committers wait for durability
+  sync::condition_variable done_cv;  // a checkpoint waits for the batches before it
   struct pending_batch {
     std::uint64_t seq;
     std::uint64_t extent;
@@ -1011,8 +1013,18 @@ void recovery_log::when_durable(std::uint64_t seq, std::function<void()> then) {
 result<done> recovery_log::wait_durable(std::uint64_t seq) {
   sync::unique_lock lock(impl_->mu);
   if (!impl_->durable_locked(seq)) {
-    detail::blocking_region waiting;  // a log force (blocking.hpp)
-    while (!impl_->durable_locked(seq)) impl_->done_cv.wait(lock);
+    // Woken by the writer's callback for this batch alone, outside mu (as when_durable's watchers), not
+    // by a broadcast to every committer that then fight for mu and mostly sleep again [D]
+    // (docs/design/concurrency.md "The queue manager").
+    auto ready = std::make_shared<std::promise<void>>();
+    std::future<void> written = ready->get_future();
+    impl_->watchers.emplace(seq, [ready] { ready->set_value(); });
+    lock.unlock();
+    {
+      detail::blocking_region waiting;  // a log force (blocking.hpp)
+      written.wait();
+    }
+    lock.lock();
   }
   if (seq > impl_->closed_seq && impl_->completed_seq < seq)
     return mq_error(mq::MQRC_RESOURCE_PROBLEM, impl_->log_dir.string(),
