@@ -325,6 +325,16 @@ struct partner final : tpipe::client_observer {
   void run();
   void handle(partner_event& e);
   void handle_output(const otma::otma_message& out, std::uint64_t gen);
+  // Several outputs of one session, as they came: those that are ordinary (a reply to put, the next
+  // receive number or 0, distinct Tpipes) in one unit of work, one commit and then their ACKs; the rest
+  // one by one after them, as handle_output does. Should anything of the joint unit of work fail short of
+  // the connection, it is backed out and each output is handled alone.
+  void handle_outputs(std::vector<partner_event>& batch);
+  static constexpr std::size_t max_output_batch = 64;
+  bool has_error_text(const std::string& tp) const {
+    sync::lock_guard lock(st_mu);
+    return error_text_follows.count(tp) != 0;
+  }
   void reset_session(const std::string& why);
   worker* worker_by_tpipe(std::string_view tp) IMSB_EXCLUDES(eng.mu) {
     sync::lock_guard lock(eng.mu);
@@ -872,9 +882,23 @@ void partner::handle(partner_event& e) {
                                               eng.config.backoff_max_ms);
       return;
     }
-    case partner_event::kind::output:
-      handle_output(e.output, e.gen);
+    case partner_event::kind::output: {
+      // The outputs right behind it, of the same session, go in one unit of work with it (handle_outputs).
+      std::vector<partner_event> batch;
+      while (batch.size() + 1 < max_output_batch) {
+        auto next = events.pop_if(
+            [&](const partner_event& n) { return n.what == partner_event::kind::output && n.gen == e.gen; });
+        if (!next) break;
+        batch.push_back(std::move(*next));
+      }
+      if (batch.empty()) {
+        handle_output(e.output, e.gen);
+        return;
+      }
+      batch.insert(batch.begin(), std::move(e));
+      handle_outputs(batch);
       return;
+    }
     case partner_event::kind::set_receive: {
       // One writer per record: the receive record only from this thread's connection.
       const std::string k = detail::record_cache::key(group, member, e.tpipe);
@@ -1143,6 +1167,102 @@ void partner::handle_output(const otma::otma_message& out, std::uint64_t gen) {
       if (session_gen.load() == gen) s.ack_output(out);
       return 0;
     });
+}
+
+void partner::handle_outputs(std::vector<partner_event>& batch) {
+  const std::uint64_t gen = batch.front().gen;
+  const bool usable = gen == session_gen.load() && (conn || connect_receive());
+  struct joint_output {
+    const otma::otma_message* out;
+    std::string tp;
+    std::uint32_t m;
+  };
+  std::vector<joint_output> joint;
+  std::vector<const partner_event*> alone;
+  std::set<std::string> tps;
+  for (const partner_event& ev : batch) {
+    std::string tp = tpipe::tpipe_of(ev.output);
+    const std::uint32_t m = ev.output.mci.recoverable_seq;
+    bool ordinary = usable && ev.gen == gen && tps.insert(tp).second && !is_held(tp) &&
+                    receive_reset_pending.count(tp) == 0 && !(m == 0 && has_error_text(tp));
+    if (ordinary) {
+      const detail::tpipe_records rec = eng.records.get(detail::record_cache::key(group, member, tp));
+      ordinary = !rec.stopped && (m == 0 || m == rec.receive + 1);
+    }
+    if (ordinary)
+      joint.push_back({&ev.output, std::move(tp), m});
+    else
+      alone.push_back(&ev);
+  }
+  const auto one_by_one = [&](bool all) {
+    if (all)
+      for (const partner_event& ev : batch) handle_output(ev.output, ev.gen);
+    else
+      for (const partner_event* ev : alone) handle_output(ev->output, ev->gen);
+  };
+  if (joint.size() < 2) {
+    one_by_one(true);
+    return;
+  }
+  const bridgemap::reply_context ctx = eng.reply_ctx(group, member);
+  bool clean = true;
+  for (const joint_output& j : joint) {
+    auto reply = bridgemap::build_reply(*j.out, ctx);
+    if (!reply) {
+      clean = false;  // a dead letter: handle_output's to write
+      break;
+    }
+    auto put = conn->put1({reply->queue, reply->qmgr}, reply->md, reply->data,
+                          mq::MQPMO_SYNCPOINT | mq::MQPMO_SET_ALL_CONTEXT | mq::MQPMO_FAIL_IF_QUIESCING);
+    if (!put && connection_broken(put.error())) {
+      // Nothing is ACKed: IMS sends all of them again after the resync (step 7).
+      (void)conn->backout();
+      store.reset();
+      conn.reset();
+      reset_session("reply put: " + put.error().to_string());
+      return;
+    }
+    if (!put) {
+      clean = false;
+      break;
+    }
+    if (j.m != 0) {
+      state_record r = make_record(record_kind::receive, group, member, j.tp);
+      r.number = j.m;
+      if (!store->put(r)) {
+        clean = false;
+        break;
+      }
+    }
+  }
+  if (!clean) {
+    (void)conn->backout();
+    one_by_one(true);
+    return;
+  }
+  auto c = conn->commit();
+  if (!c) {
+    // Unknown outcome: nothing is ACKed (step 7).
+    (void)conn->backout();
+    store.reset();
+    conn.reset();
+    reset_session("commit of " + std::to_string(joint.size()) + " outputs: " + c.error().to_string());
+    return;
+  }
+  for (const joint_output& j : joint) {
+    if (j.m != 0)
+      eng.records.update(detail::record_cache::key(group, member, j.tp), [&](detail::tpipe_records& t) {
+        t.receive = j.m;
+        t.has_receive = true;
+      });
+    if (worker* w = worker_by_tpipe(j.tp)) ++w->replies;
+    if (j.out->mci.response_requested())
+      link->with_session([&](tpipe::client_session& s) {
+        if (session_gen.load() == gen) s.ack_output(*j.out);
+        return 0;
+      });
+  }
+  one_by_one(false);
 }
 
 // ==== worker

@@ -39,6 +39,15 @@ class event_queue {
     q_.pop_front();
     return e;
   }
+  // The first event, at once, if there is one and `take(it)` says so; else none, and the queue unchanged.
+  template <typename Take>
+  std::optional<Event> pop_if(const Take& take) IMSB_EXCLUDES(mu_) {
+    sync::lock_guard lock(mu_);
+    if (q_.empty() || !take(q_.front())) return std::nullopt;
+    Event e = std::move(q_.front());
+    q_.pop_front();
+    return e;
+  }
   // Waits at most `wait` for an event (left in the queue) or a wake().
   void wait(std::chrono::milliseconds wait) IMSB_EXCLUDES(mu_) {
     sync::unique_lock lock(mu_);

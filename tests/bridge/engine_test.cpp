@@ -553,6 +553,98 @@ TEST_F(engine_fault_test, a_worker_with_cm1_out_waits_for_its_queue_and_partner_
   EXPECT_TRUE(reply_to(second)) << console_text();
 }
 
+// CM0 output of several Tpipes that reaches the partner together goes in one unit of work: the replies and
+// receive records, one commit, then the ACKs (partner::handle_outputs). The partner's first commit is held
+// for 500 ms, so that the other three outputs gather behind it.
+class joint_output_test : public engine_fault_test {
+ protected:
+  static constexpr int queues = 4;
+  void SetUp() override {
+    engine_fault_test::SetUp();
+    for (int i = 2; i <= queues; ++i) {
+      auto r = app_->mqsc("DEFINE QLOCAL(IMS.BRIDGE.Q" + std::to_string(i) + ") STGCLASS(IMSSC)\n");
+      ASSERT_TRUE(r.ok()) << r.error().to_string();
+    }
+  }
+  static int replies_in(const test::call_info& c) {
+    int n = 0;
+    if (c.uow_puts != nullptr)
+      for (const auto& [q, d] : *c.uow_puts) n += q == "APP.REPLY" ? 1 : 0;
+    return n;
+  }
+  // One persistent CM0 request on each queue, and exactly one reply to each; nothing dead-lettered, every
+  // Tpipe at 1/1 with nothing in flight.
+  void expect_one_reply_each() {
+    for (int i = 1; i <= queues; ++i)
+      ASSERT_TRUE(wait_for([&] { return tpipe("CSQ000" + std::to_string(i) + "S").has_value(); }))
+          << console_text();
+    std::vector<std::array<std::uint8_t, 24>> ids;
+    for (int i = 1; i <= queues; ++i) {
+      request q;
+      q.queue = i == 1 ? "IMS.BRIDGE.Q" : "IMS.BRIDGE.Q" + std::to_string(i);
+      q.segments = {"IVTNO   DISPLAY LAST" + std::to_string(i)};
+      ids.push_back(put(q));
+    }
+    for (const auto& id : ids) EXPECT_TRUE(reply_to(id, 20000)) << console_text();
+    EXPECT_EQ(depth("APP.REPLY"), 0) << "a reply was put twice";
+    EXPECT_EQ(depth("DLQ"), 0);
+    for (int i = 1; i <= queues; ++i) {
+      const std::string tp = "CSQ000" + std::to_string(i) + "S";
+      EXPECT_TRUE(wait_for([&] {
+        auto t = tpipe(tp);
+        return t && t->send == 1 && t->receive == 1;
+      })) << tp
+          << "\n"
+          << console_text();
+    }
+    EXPECT_TRUE(wait_for([&] { return count_kind(records(), bridgemap::record_kind::in_flight) == 0; }));
+  }
+};
+
+TEST_F(joint_output_test, outputs_that_arrive_together_share_one_commit_and_each_reply_comes_once) {
+  std::atomic<bool> hold{true};
+  std::atomic<int> most{0};
+  faults_.arm(test::fault_kind::fail, [&](const test::call_info& c) {
+    if (!commits_a_put_to(c, "APP.REPLY")) return false;
+    most = std::max(most.load(), replies_in(c));
+    if (hold.exchange(false)) std::this_thread::sleep_for(500ms);
+    return false;  // only watches
+  });
+  start_engine(config(), nullptr, &faults_);
+  expect_one_reply_each();
+  EXPECT_GE(most.load(), 2) << "no commit held the replies of several outputs\n" << console_text();
+}
+
+// A reply that cannot be put inside the joint unit of work (MQRC_Q_FULL, once, on the second reply of a
+// unit of work: only a joint one has two) backs all of it out; each output is then handled alone, as
+// before: every reply once (a first reply left in the unit of work would come twice), nothing
+// dead-lettered or NAKed.
+TEST_F(joint_output_test, a_failure_inside_the_joint_unit_of_work_backs_it_out_and_each_output_goes_alone) {
+  std::atomic<bool> hold{true};
+  std::mutex mu;
+  std::map<int, int> replies_now;  // by connection: replies put in its unit of work so far
+  faults_.arm(
+      test::fault_kind::fail,
+      [&](const test::call_info& c) {
+        const bool ends = c.call == test::mqi_call::commit || c.call == test::mqi_call::backout;
+        bool fail = false;
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          if (ends) replies_now[c.connection] = 0;
+          // The second reply of one unit of work: only a joint one has two.
+          if (c.call == test::mqi_call::put1 && c.queue == "APP.REPLY")
+            fail = ++replies_now[c.connection] == 2;
+        }
+        if (commits_a_put_to(c, "APP.REPLY") && hold.exchange(false)) std::this_thread::sleep_for(500ms);
+        return fail;
+      },
+      1, mq::MQRC_Q_FULL);
+  start_engine(config(), nullptr, &faults_);
+  expect_one_reply_each();
+  EXPECT_EQ(faults_.fired(), 1) << "no joint unit of work met the fault\n" << console_text();
+  EXPECT_FALSE(console_has(imsb::msg::IMB2016E)) << console_text();
+}
+
 TEST_F(engine_fault_test, commit_of_the_reply_with_its_outcome_unknown_is_not_put_twice) {
   // Step 6: the reply and the receive record are committed, the answer is lost, nothing is ACKed; the
   // resync finds our receive number ahead of IMS's send number and dequeues the output.
