@@ -265,7 +265,25 @@ security_verdict security_checker::check(access_level level, const security_inpu
   if (in.user.empty()) return refuse("no user ID (MQMD.UserIdentifier is blank)");
   if (in.user.size() > max_user_length) return refuse("user ID longer than 8 characters");
 
-  const auto group = hooks_.user_group ? hooks_.user_group(in.user) : std::nullopt;
+  // The user directory is a file read per lookup (getpwnam, getgrgid): at READ and UPDATE a group once
+  // found is kept for the age (groups_), so that a steady stream of messages does not read it each time.
+  const bool keep = level == access_level::read || level == access_level::update;
+  std::optional<std::string> group;
+  if (keep) {
+    sync::lock_guard lock(mu_);
+    auto it = groups_.find(in.user);
+    if (it != groups_.end() && now - it->second.at < static_cast<std::int64_t>(cache_age_) &&
+        now >= it->second.at)
+      group = it->second.group;
+  }
+  if (!group && hooks_.user_group) {
+    group = hooks_.user_group(in.user);
+    if (group && keep && cache_age_ > 0) {
+      sync::lock_guard lock(mu_);
+      if (groups_.size() >= 4096) groups_.clear();  // bounded: they are looked up again
+      groups_[in.user] = known_user{*group, now};
+    }
+  }
   bool authenticated = false;
   if (level == access_level::read) {
     // [C] READ: authenticate the first time a user is seen; the result is kept for the OTMACON age [I].

@@ -34,6 +34,7 @@ struct world {
   std::map<std::string, std::string> passwords{{"ALICE", "secret1"}, {"BOB", "secret2"}};
   std::map<std::string, std::string> groups{{"ALICE", "PAYROLL"}, {"BOB", "SALES"}, {"CAROL", "SALES"}};
   int password_checks = 0;
+  int group_lookups = 0;
 
   security_hooks hooks() {
     security_hooks h;
@@ -43,6 +44,7 @@ struct world {
       return it != passwords.end() && it->second == p;
     };
     h.user_group = [this](const std::string& u) -> std::optional<std::string> {
+      ++group_lookups;
       auto it = groups.find(u);
       if (it == groups.end()) return std::nullopt;
       return it->second;
@@ -119,6 +121,36 @@ TEST_F(security_test, update_checks_only_that_the_user_exists) {
   auto unknown = c.check(access_level::update, in("MALLORY", "whatever"));
   EXPECT_FALSE(unknown.allowed);
   EXPECT_NE(unknown.reason.find("MALLORY"), std::string::npos);
+}
+
+// At READ and UPDATE a user's group, once found, is trusted for the age (as the signed-on user is): the
+// directory is not read for every message. A user not found is looked up again each time (one added is
+// known at once); at NONE every message looks again.
+TEST_F(security_test, update_and_read_keep_a_users_group_for_the_age_and_none_looks_each_time) {
+  auto c = checker(/*cache_age=*/300);
+  ASSERT_TRUE(c.check(access_level::update, in("CAROL")).allowed);
+  ASSERT_TRUE(c.check(access_level::update, in("CAROL")).allowed);
+  EXPECT_EQ(w_.group_lookups, 1);
+  w_.groups["CAROL"] = "AUDIT";  // changed meanwhile: seen once the age has passed
+  w_.now += 299;
+  EXPECT_EQ(c.check(access_level::update, in("CAROL")).group, "SALES");
+  w_.now += 1;
+  EXPECT_EQ(c.check(access_level::update, in("CAROL")).group, "AUDIT");
+  EXPECT_EQ(w_.group_lookups, 2);
+  EXPECT_FALSE(c.check(access_level::update, in("DAVE")).allowed);
+  w_.groups["DAVE"] = "SALES";
+  EXPECT_TRUE(c.check(access_level::update, in("DAVE")).allowed) << "a user not found was kept as unknown";
+  ASSERT_TRUE(c.check(access_level::read, in("BOB", "secret2")).allowed);
+  const int lookups = w_.group_lookups;
+  ASSERT_TRUE(c.check(access_level::read, in("BOB", "")).allowed);
+  EXPECT_EQ(w_.group_lookups, lookups);
+  ASSERT_TRUE(c.check(access_level::none, in("ALICE", "secret1")).allowed);
+  ASSERT_TRUE(c.check(access_level::none, in("ALICE", "secret1")).allowed);
+  EXPECT_EQ(w_.group_lookups, lookups + 2);
+  auto never = checker(/*cache_age=*/0);
+  ASSERT_TRUE(never.check(access_level::update, in("CAROL")).allowed);
+  ASSERT_TRUE(never.check(access_level::update, in("CAROL")).allowed);
+  EXPECT_EQ(w_.group_lookups, lookups + 4);
 }
 
 TEST_F(security_test, control_checks_nothing_and_sends_no_utoken) {

@@ -90,6 +90,14 @@ class security_checker {
   // hooks_, tickets_, utoken_key_, validity_ and cache_age_ are set at construction and only read.
   sync::mutex mu_;
   std::map<std::string, std::int64_t> cache_ IMSB_GUARDED_BY(mu_);  // user → authenticated at (READ)
+  // READ and UPDATE: user → its group and when it was looked up, trusted for the age as the signed-on
+  // user is (OTMA keeps the user's security environment, the ACEE, for its aging value [I]); a user not
+  // found is not kept, so that one added is known at once.
+  struct known_user {
+    std::string group;
+    std::int64_t at = 0;
+  };
+  std::map<std::string, known_user> groups_ IMSB_GUARDED_BY(mu_);
   // ticket+user+appl → expires at (single use)
   std::map<std::string, std::int64_t> used_ IMSB_GUARDED_BY(mu_);
 };
