@@ -571,6 +571,10 @@ struct worker {
     if (th.joinable()) th.join();
   }
   bool idle() const { return !cm0_busy && outstanding_cm1 == 0; }
+  // The send number whose step 5 (request got, send record, in-flight record removed) waits, staged and
+  // not committed, in conn's unit of work: the next persistent CM0 request's step 4 commits with it, one
+  // log force for both [D] (docs/design/commit-modes.md, step 5). Anything else flushes it first.
+  std::optional<std::uint32_t> step5_open;
 
   void run();
   bool reconnect();
@@ -601,7 +605,14 @@ struct worker {
   void on_unknown_tpipe();
   std::string on_reset(const bridgemap::operator_command& c);
   bool commit_or_drop();
-  void finish_in_flight(const std::string& how);
+  // Step 5 for the in-flight request. `stage`: its changes are left in the connection's open unit of work
+  // (step5_open), for the next request's step 4 to commit with them; else committed now.
+  void finish_in_flight(const std::string& how, bool stage = false);
+  // Step 5 of `n` is durable: the cache says so.
+  void step5_done(std::uint32_t n);
+  // Commits a staged step 5 alone (before anything else uses the connection, or a wait); false when that
+  // commit failed (commit_or_drop has dropped the connection or stopped the queue).
+  bool flush_step5();
   void resend_in_flight();
   bool load_records();
   bool write_stopped(const std::string& why);
@@ -1271,7 +1282,7 @@ void partner::handle_outputs(std::vector<partner_event>& batch) {
 void worker::run() {
   while (!stopping) {
     while (auto rq = control.pop(0ms)) {
-      if (connected && !confirm)
+      if (connected && !confirm && flush_step5())
         handle(*rq);
       else if (rq->answer && rq->answer->start())
         rq->answer->finish(std::string(imsb::msg::IMB2034E) + " RESET TPIPE(" + rq->command.tpipe +
@@ -1314,11 +1325,21 @@ void worker::run() {
         deferred.push_back(std::move(*e));
         continue;
       }
+      if (!flush_step5()) {  // (a staged step 5 is the ACK's before this event's)
+        deferred.push_back(std::move(*e));
+        break;
+      }
       handle(*e);
       if (!connected) break;
     }
     for (auto& e : earlier) deferred.push_back(std::move(e));
     if (!connected || stopping) continue;
+    // A staged step 5 waits only for browse_one() and process(), below, which commit it with the next
+    // request's step 4 or flush it; any other turn flushes it first.
+    const bool to_browse = !confirm && eng.now() >= gets_paused_until &&
+                           !(pending_resend && session_ready && !queue_stopped() && !cm0) &&
+                           settle_later.empty() && can_take_work();
+    if (!to_browse && !flush_step5()) continue;
     if (confirm) {
       if (eng.now() - confirm->since > eng.config.ack_timeout_ms) {
         // No commit confirmation: the outcome is unknown; back out and resync (never a resend on a timer).
@@ -1378,6 +1399,7 @@ void worker::run() {
                          ") refused: the bridge is stopping");
   if (connected) {
     if (confirm) (void)conn->backout();
+    (void)flush_step5();
     (void)conn->disconnect();
   }
 }
@@ -1479,6 +1501,7 @@ void worker::drop_connection(const decode_error& e) {
   held.reset();
   cm0.reset();
   cm0_busy = false;
+  step5_open.reset();  // never committed: the records reloaded and resync settle it, as after a crash
   for (const cm1_sent& s : cm1) stale_markers.insert(s.token);
   cm1.clear();
   outstanding_cm1 = 0;
@@ -1526,9 +1549,13 @@ bool worker::browse_one() {
     if (r != mq::MQRC_SIGNAL_OUTSTANDING) signal_set = false;  // none was armed by this call
     if (r == mq::MQRC_OPTIONS_ERROR || r == mq::MQRC_SIGNAL1_ERROR || r == mq::MQRC_WAIT_INTERVAL_ERROR) {
       signals_refused = true;  // this connection cannot post one: the waits of before from now on
+      (void)flush_step5();
       return false;
     }
-    if (r == mq::MQRC_SIGNAL_OUTSTANDING) return false;  // one is armed already: run() waits for it
+    if (r == mq::MQRC_SIGNAL_OUTSTANDING) {  // one is armed already: run() waits for it
+      (void)flush_step5();
+      return false;
+    }
   }
   if (signalled || (!got && mqi::reason_of(got.error()) == mq::MQRC_NO_MSG_AVAILABLE)) {
     if (pass_from_first) {
@@ -1545,9 +1572,11 @@ bool worker::browse_one() {
     pass_from_first = false;
     seen_this_pass.clear();
     browse_first = true;  // what was skipped may be ours again (backed out, resync)
+    (void)flush_step5();  // nothing to commit it with: run() waits now
     return false;
   }
   if (!got) {
+    if (!connection_broken(got.error()) && !flush_step5()) return false;
     if (connection_broken(got.error())) {
       drop_connection(got.error());
     } else if (mqi::reason_of(got.error()) == mq::MQRC_GET_INHIBITED) {
@@ -1568,7 +1597,12 @@ bool worker::browse_one() {
     if (s.token == t) return true;
   if (confirm && confirm->token == t) return true;
   // The browse waited: a SUSPEND, a pause or a lost session may have come meanwhile.
-  if (!can_take_work() || !process(*got)) held = std::move(got).value();
+  if (!can_take_work()) {
+    (void)flush_step5();
+    held = std::move(got).value();
+  } else if (!process(*got)) {
+    held = std::move(got).value();
+  }
   return true;
 }
 
@@ -1737,43 +1771,71 @@ std::optional<otma::otma_message> worker::build(const mqi::message& msg, bool sy
 bool worker::process(const mqi::message& msg) {
   const std::int32_t ccsid = msg.md.coded_char_set_id == 0 ? eng.qmgr_ccsid : msg.md.coded_char_set_id;
   auto req = mq::validate_bridge_message(msg.data, msg.md.format, msg.md.encoding, ccsid);
+  const bool persistent = msg.md.persistence == mq::MQPER_PERSISTENT;
+  const bool cm0_kind = req && !req->is_command && req->commit_mode == '0';
+  // A staged step 5 (step5_open) is committed with this request's step 4 when it is a persistent CM0
+  // request that goes now; otherwise alone, first.
+  if (!(cm0_kind && persistent) && !flush_step5()) return false;
   if (!req) {
     reject(msg, mq::feedback_of(req.error().code), req.error().to_string());
     return true;
   }
-  const bool persistent = msg.md.persistence == mq::MQPER_PERSISTENT;
   if (req->is_command && persistent && req->commit_mode == '0') {
     reject(msg, feedback_cm0_command, "a persistent CM0 request carries an IMS command");
     return true;
   }
-  const bool cm0_kind = !req->is_command && req->commit_mode == '0';
   if (cm0_kind) {
-    const detail::tpipe_records rec = eng.records.get(key());
-    if (cm0 || rec.in_flight || rec.stopped || resync_pending || part.is_held(sync_tp)) return false;
+    detail::tpipe_records rec = eng.records.get(key());
+    const std::optional<std::uint32_t> staged = step5_open;
+    if (staged) {  // as the cache will say once it is committed
+      rec.send = *staged;
+      rec.has_send = true;
+      rec.in_flight.reset();
+    }
+    if (cm0 || rec.in_flight || rec.stopped || resync_pending || part.is_held(sync_tp)) {
+      (void)flush_step5();
+      return false;
+    }
     const std::uint32_t rseq = persistent ? rec.send + 1 : 0;
     std::int32_t reason = 0;
     std::string why;
     auto m = build(msg, true, rseq, &reason, &why);
     if (!m) {
+      if (!flush_step5()) return false;
       reject(msg, reason, why);
       return true;
     }
     if (persistent) {
-      // Step 4: the in-flight record is committed before the send.
+      // Step 4: the in-flight record is committed before the send (with the last request's step 5 when
+      // it is staged: one unit of work, and a crash leaves both or neither).
       state_record f = make_record(record_kind::in_flight, part.group, part.member, sync_tp);
       f.number = rseq;
       f.token = msg.token;
       f.queue = queue;
       auto p = store->put(f);
+      // Not committed: a staged step 5 went with the backout, so it is done again alone (its request is
+      // back on the queue, its record in place) before the failure is dealt with as before.
+      const auto redo_step5 = [&] {
+        step5_open.reset();
+        if (staged && connected) finish_in_flight("ACK");
+      };
       if (!p) {
         (void)conn->backout();
-        if (connection_broken(p.error()))
+        if (connection_broken(p.error())) {
           drop_connection(p.error());
-        else
+        } else {
+          redo_step5();
           stop_queue("in-flight record not written: " + p.error().to_string());
+        }
         return true;
       }
-      if (!commit_or_drop()) return true;
+      step5_open.reset();
+      if (!commit_or_drop()) {
+        if (staged && connected)
+          finish_in_flight("ACK");  // (commit_or_drop backed out and stopped the queue)
+        return true;
+      }
+      if (staged) step5_done(*staged);
       eng.records.update(key(), [&](detail::tpipe_records& t) {
         t.in_flight = rseq;
         t.in_flight_token = msg.token;
@@ -1804,6 +1866,7 @@ bool worker::process(const mqi::message& msg) {
     return true;
   }
   // CM1 or an IMS command (send-then-commit on the non-synchronized Tpipe).
+  if (!flush_step5()) return false;
   if (nsync_stopped()) return true;  // left on the queue (not held: CM0 requests behind it go on)
   if (cm1.size() >= std::max(1u, eng.config.cm1_window)) return false;
   if (req->is_command)
@@ -1959,8 +2022,9 @@ void worker::on_cm0_response(const tpipe::input_response& r) {
       remove_non_persistent(s.token);
       return;
     }
-    // Step 5: get the request, send = n+1, clear the in-flight record, one unit of work.
-    finish_in_flight("ACK");
+    // Step 5: get the request, send = n+1, clear the in-flight record, one unit of work (committed with
+    // the next request's step 4 when one follows at once: step5_open).
+    finish_in_flight("ACK", true);
     return;
   }
   const bridgemap::nak_decision d = bridgemap::decide_nak(r.sense, r.reason, r.error_message_follows);
@@ -2113,7 +2177,24 @@ void worker::settle_cm0_application_nak(const cm0_sent& s, const bridgemap::nak_
 
 // Step 5 (and resync's "IMS has it"): get the request by token, send = in-flight number, clear the
 // in-flight record, commit.
-void worker::finish_in_flight(const std::string& how) {
+void worker::step5_done(std::uint32_t n) {
+  eng.records.update(key(), [&](detail::tpipe_records& t) {
+    t.send = n;
+    t.has_send = true;
+    t.in_flight.reset();
+  });
+}
+
+bool worker::flush_step5() {
+  if (!step5_open) return true;
+  const std::uint32_t n = *step5_open;
+  step5_open.reset();
+  if (!commit_or_drop()) return false;
+  step5_done(n);
+  return true;
+}
+
+void worker::finish_in_flight(const std::string& how, bool stage) {
   const detail::tpipe_records rec = eng.records.get(key());
   if (!rec.in_flight) return;
   const std::uint32_t n = *rec.in_flight;
@@ -2149,12 +2230,12 @@ void worker::finish_in_flight(const std::string& how) {
       stop_queue("send record not written: " + rm.error().to_string());
     return;
   }
+  if (stage) {
+    step5_open = n;
+    return;
+  }
   if (!commit_or_drop()) return;
-  eng.records.update(key(), [&](detail::tpipe_records& t) {
-    t.send = n;
-    t.has_send = true;
-    t.in_flight.reset();
-  });
+  step5_done(n);
   if (how != "ACK")
     eng.console(std::string(imsb::msg::IMB2022I) + " Tpipe " + sync_tp + ": IMS has input " +
                 std::to_string(n) + " (" + how + "): request removed from " + queue);

@@ -685,6 +685,71 @@ TEST_F(engine_fault_test, a_failed_put_of_the_in_flight_record_stops_the_queue_a
   EXPECT_EQ(faults_.fired(), 1);
 }
 
+// A commit whose unit of work holds both records: the last request's step 5 (its send record) and the
+// next request's step 4 (its in-flight record), committed together (worker::step5_open).
+bool commits_step5_with_step4(const test::call_info& c) {
+  if (c.call != test::mqi_call::commit || c.uow_puts == nullptr) return false;
+  bool send = false, in_flight = false;
+  for (const auto& [q, d] : *c.uow_puts) {
+    send = send || is_record_of(q, d, bridgemap::record_kind::send);
+    in_flight = in_flight || is_record_of(q, d, bridgemap::record_kind::in_flight);
+  }
+  return send && in_flight;
+}
+
+// CM0 steps 4 and 5 (docs/design/commit-modes.md): when the next persistent request is there as IMS ACKs
+// one, the ACKed request's step 5 commits with the next one's step 4, one unit of work and one log force
+// for both; every request still gets exactly one reply and the numbers count each once.
+TEST_F(engine_fault_test, the_next_requests_step_4_commits_with_the_last_ones_step_5) {
+  std::atomic<int> joint{0};
+  faults_.arm(test::fault_kind::fail, [&](const test::call_info& c) {
+    if (commits_step5_with_step4(c)) ++joint;
+    return false;  // only counts
+  });
+  // The requests wait on the queue before the bridge starts: each ACK finds the next one there.
+  std::vector<std::array<std::uint8_t, 24>> ids;
+  for (int i = 1; i <= 5; ++i) ids.push_back(put({{"IVTNO   DISPLAY LAST" + std::to_string(i)}}));
+  start_engine(config(), nullptr, &faults_);
+  for (const auto& id : ids) EXPECT_TRUE(reply_to(id, 20000)) << console_text();
+  EXPECT_EQ(depth("APP.REPLY"), 0);
+  EXPECT_TRUE(wait_for([&] {
+    auto t = tpipe("CSQ0001S");
+    return t && t->send == 5 && t->receive == 5;
+  })) << console_text();
+  EXPECT_EQ(count_kind(records(), bridgemap::record_kind::in_flight), 0u);
+  EXPECT_GE(joint.load(), 3) << "step 5 was committed apart from the next step 4";
+}
+
+// The next request's in-flight record is refused (MQRC_Q_FULL) in the unit of work that holds the last
+// request's step 5: the backout undoes both, so step 5 is done again alone, and then the queue stops as
+// it always did. The first request's reply comes once, its request is gone and its number counted; the
+// second stays on the queue, with no record in flight.
+TEST_F(engine_fault_test, a_failed_step_4_after_a_staged_step_5_does_step_5_again_alone) {
+  faults_.arm(
+      test::fault_kind::fail,
+      [](const test::call_info& c) {
+        return c.call == test::mqi_call::put &&
+               is_record_of(c.queue, c.data, bridgemap::record_kind::in_flight);
+      },
+      2, mq::MQRC_Q_FULL);
+  const auto first = put({{"IVTNO   DISPLAY LAST1"}});
+  put({{"IVTNO   DISPLAY LAST2"}});
+  start_engine(config(), nullptr, &faults_);
+  EXPECT_TRUE(reply_to(first, 20000)) << console_text();
+  EXPECT_TRUE(wait_for([&] { return console_has("in-flight record not written"); })) << console_text();
+  EXPECT_EQ(faults_.fired(), 1);
+  EXPECT_TRUE(wait_for([&] { return depth("IMS.BRIDGE.Q") == 1; })) << "the first request was not got\n"
+                                                                    << console_text();
+  EXPECT_TRUE(wait_for([&] {
+    auto t = tpipe("CSQ0001S");
+    return t && t->send == 1 && t->receive == 1;
+  })) << console_text();
+  const auto recs = records();
+  EXPECT_EQ(count_kind(recs, bridgemap::record_kind::in_flight), 0u);
+  EXPECT_TRUE(has_record(recs, bridgemap::record_kind::send, 1));
+  EXPECT_EQ(depth("APP.REPLY"), 0);
+}
+
 TEST_F(engine_test, reset_tpipe_sets_numbers_and_refuses_unknown_tpipes) {
   start_engine();
   const auto id = put({{"IVTNO   DISPLAY LAST1"}});
