@@ -654,7 +654,7 @@ struct recovery_log::impl {
 
 // [D] An extent grows by this many zero bytes at a time, ahead of its batches: a batch then overwrites
 // bytes the file already has, so the writer's fdatasync writes the data, not also the inode of a file
-// whose size changed — under load that inode write was a third of the writer's waits and most of its CPU
+// whose size changed — under load that inode write was a third of the writer's waits
 // (bench/RESULTS.md, "The recovery log written ahead in zeros"). decode_extent() stops at the zeros
 // (a record length of 0), as at a torn tail; the inode is written once per step, with the batch that
 // needs it. imsemu's journal does the same (imsemu/src/journal.cpp).
