@@ -331,6 +331,28 @@ struct partner final : tpipe::client_observer {
   // the connection, it is backed out and each output is handled alone.
   void handle_outputs(std::vector<partner_event>& batch);
   static constexpr std::size_t max_output_batch = 64;
+  // The receive side's connection is unusable or a commit's outcome unknown: backed out, the connection
+  // dropped, and the session reset, so that nothing more is ACKed and IMS sends again after resync (step 7).
+  void drop_receive(const std::string& why) {
+    (void)conn->backout();
+    store.reset();
+    conn.reset();
+    reset_session(why);
+  }
+  // Output m (not 0) of tp is committed: the cache says so.
+  void received(const std::string& tp, std::uint32_t m) {
+    eng.records.update(detail::record_cache::key(group, member, tp), [&](detail::tpipe_records& t) {
+      t.receive = m;
+      t.has_receive = true;
+    });
+  }
+  // ACKs `out`, unless its session (gen) has ended meanwhile.
+  void ack_in(const otma::otma_message& out, std::uint64_t gen) {
+    link->with_session([&](tpipe::client_session& s) {
+      if (session_gen.load() == gen) s.ack_output(out);
+      return 0;
+    });
+  }
   bool has_error_text(const std::string& tp) const {
     sync::lock_guard lock(st_mu);
     return error_text_follows.count(tp) != 0;
@@ -1068,10 +1090,7 @@ void partner::handle_output(const otma::otma_message& out, std::uint64_t gen) {
       eng.console(std::string(imsb::msg::IMB2009W) + " Duplicate output " + std::to_string(m) + " on Tpipe " +
                   tp + " from " + group + "." + member + " (received " + std::to_string(rec.receive) +
                   "): ACKed, no reply put");
-      link->with_session([&](tpipe::client_session& s) {
-        if (session_gen.load() == gen) s.ack_output(out);
-        return 0;
-      });
+      ack_in(out, gen);
       return;
     }
     if (m > rec.receive + 1) {
@@ -1098,10 +1117,7 @@ void partner::handle_output(const otma::otma_message& out, std::uint64_t gen) {
                           mq::MQPMO_SYNCPOINT | mq::MQPMO_SET_ALL_CONTEXT | mq::MQPMO_FAIL_IF_QUIESCING);
     if (!put) {
       if (connection_broken(put.error())) {
-        (void)conn->backout();
-        store.reset();
-        conn.reset();
-        reset_session("reply put: " + put.error().to_string());
+        drop_receive("reply put: " + put.error().to_string());
         return;
       }
       // The reply cannot be put (2085, 2035 ...): the dead-letter queue, with that MQRC [C: REPLY-MSGS].
@@ -1155,29 +1171,17 @@ void partner::handle_output(const otma::otma_message& out, std::uint64_t gen) {
   }
   auto c = conn->commit();
   if (!c) {
-    // Unknown outcome: nothing is ACKed (step 7).
-    (void)conn->backout();
-    store.reset();
-    conn.reset();
-    reset_session("commit of output on " + tp + ": " + c.error().to_string());
+    drop_receive("commit of output on " + tp + ": " + c.error().to_string());  // unknown outcome
     return;
   }
-  if (m != 0)
-    eng.records.update(k, [&](detail::tpipe_records& t) {
-      t.receive = m;
-      t.has_receive = true;
-    });
+  if (m != 0) received(tp, m);
   if (!trouble.empty()) {
     eng.console(std::string(imsb::msg::IMB2015W) + " " + trouble + "; dead-lettered");
     if (w) ++w->dead_letters;
   } else if (w) {
     ++w->replies;
   }
-  if (answer)
-    link->with_session([&](tpipe::client_session& s) {
-      if (session_gen.load() == gen) s.ack_output(out);
-      return 0;
-    });
+  if (answer) ack_in(out, gen);
 }
 
 void partner::handle_outputs(std::vector<partner_event>& batch) {
@@ -1226,11 +1230,7 @@ void partner::handle_outputs(std::vector<partner_event>& batch) {
     auto put = conn->put1({reply->queue, reply->qmgr}, reply->md, reply->data,
                           mq::MQPMO_SYNCPOINT | mq::MQPMO_SET_ALL_CONTEXT | mq::MQPMO_FAIL_IF_QUIESCING);
     if (!put && connection_broken(put.error())) {
-      // Nothing is ACKed: IMS sends all of them again after the resync (step 7).
-      (void)conn->backout();
-      store.reset();
-      conn.reset();
-      reset_session("reply put: " + put.error().to_string());
+      drop_receive("reply put: " + put.error().to_string());  // none ACKed: IMS sends them all again
       return;
     }
     if (!put) {
@@ -1253,25 +1253,13 @@ void partner::handle_outputs(std::vector<partner_event>& batch) {
   }
   auto c = conn->commit();
   if (!c) {
-    // Unknown outcome: nothing is ACKed (step 7).
-    (void)conn->backout();
-    store.reset();
-    conn.reset();
-    reset_session("commit of " + std::to_string(joint.size()) + " outputs: " + c.error().to_string());
+    drop_receive("commit of " + std::to_string(joint.size()) + " outputs: " + c.error().to_string());
     return;
   }
   for (const joint_output& j : joint) {
-    if (j.m != 0)
-      eng.records.update(detail::record_cache::key(group, member, j.tp), [&](detail::tpipe_records& t) {
-        t.receive = j.m;
-        t.has_receive = true;
-      });
+    if (j.m != 0) received(j.tp, j.m);
     if (worker* w = worker_by_tpipe(j.tp)) ++w->replies;
-    if (j.out->mci.response_requested())
-      link->with_session([&](tpipe::client_session& s) {
-        if (session_gen.load() == gen) s.ack_output(*j.out);
-        return 0;
-      });
+    if (j.out->mci.response_requested()) ack_in(*j.out, gen);
   }
   one_by_one(false);
 }
@@ -1334,12 +1322,10 @@ void worker::run() {
     }
     for (auto& e : earlier) deferred.push_back(std::move(e));
     if (!connected || stopping) continue;
-    // A staged step 5 waits only for browse_one() and process(), below, which commit it with the next
-    // request's step 4 or flush it; any other turn flushes it first.
-    const bool to_browse = !confirm && eng.now() >= gets_paused_until &&
-                           !(pending_resend && session_ready && !queue_stopped() && !cm0) &&
-                           settle_later.empty() && can_take_work();
-    if (!to_browse && !flush_step5()) continue;
+    // A staged step 5 waits only for process() (held, browse_one() below), which commits it with the next
+    // request's step 4 or flushes it; each other branch flushes it first. (None is staged while a CM1
+    // unit of work waits for its confirmation: the ACK that stages it is deferred then, and the output
+    // that opens that unit of work flushed it before.)
     if (confirm) {
       if (eng.now() - confirm->since > eng.config.ack_timeout_ms) {
         // No commit confirmation: the outcome is unknown; back out and resync (never a resend on a timer).
@@ -1353,15 +1339,18 @@ void worker::run() {
       continue;
     }
     if (eng.now() < gets_paused_until) {
+      (void)flush_step5();
       events.wait(20ms);
       continue;
     }
     if (pending_resend && session_ready && !queue_stopped() && !cm0) {
+      if (!flush_step5()) continue;
       pending_resend = false;  // kept while the queue was stopped
       resend_in_flight();
       continue;
     }
     if (!settle_later.empty()) {
+      if (!flush_step5()) continue;
       // Settlements backed out before: tried again in order; one may queue itself again.
       std::deque<std::function<void()>> todo;
       todo.swap(settle_later);
@@ -1374,6 +1363,7 @@ void worker::run() {
       continue;
     }
     if (!can_take_work()) {
+      (void)flush_step5();
       events.wait(eng.quiescing ? 20ms : 100ms);
       continue;
     }
